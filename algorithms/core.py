@@ -384,7 +384,8 @@ class Solution:
     backend, when there is one; ``problem`` and ``algorithm`` are the pair that was solved.
 
     Checked at construction (a public record): ``retcode`` a :class:`RetCode` or its name (``"Success"``
-    is converted to ``RetCode.Success``); ``value`` a real number, stored as a float (a 0-d real array or
+    is converted to ``RetCode.Success``); ``value`` a real number (any
+    real: a run's own value is not range-bounded), stored as a float (a 0-d real array or
     tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
     objective); ``x`` anything a family returns, but never a str (str labels inside a set or list are
     elements, allowed) nor complex (a complex scalar, array or tensor, also inside a container), and with
@@ -548,7 +549,8 @@ class SolveOptions:
         return cls(**options)
 
     def iterations(self, default: int) -> int:
-        """The iteration cap: ``maxiters`` if given, else the algorithm's ``default``."""
+        """The iteration cap: ``maxiters`` if given, else the algorithm's ``default`` (an int >= 0)."""
+        default = check_int_at_least("default", default, 0)
         return default if self.maxiters is None else self.maxiters
 
     def backend_iterations(self) -> int | None:

@@ -67,3 +67,42 @@ def test_every_parameter_is_named_in_the_docstring(obj):
     doc = obj.__doc__ or ""
     missing = [name for name in _parameters(obj) if not re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", doc)]
     assert not missing, f"{obj.__qualname__}'s docstring does not name its parameters {missing}"
+
+
+# Words that state a numeric domain: comparisons, intervals, signs, counts, the working range's bounds.
+_DOMAIN_WORDS = re.compile(
+    r"(>|<|≥|≤|\bin \[|\bin \(|positive|non-?negative|at least|at most|between|probabilit|\[0, |\(0, |2\*\*|"
+    r"1e\d|1\.18e|\bcount\b|an int|any real|any finite|unbounded|any value|must stay|working range)")
+
+
+def _numeric_parameters(obj) -> list[str]:
+    """Parameters annotated (or defaulted) as a real or an int; callables, bools and containers excluded."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return []
+    names = []
+    for p in signature.parameters.values():
+        annotation = str(p.annotation)
+        callable_ = annotation.startswith(("Callable", "typing.Callable"))
+        if p.name.startswith("_") or p.name in ("self", "cls") or callable_:
+            continue
+        scalar = re.fullmatch(r"(float|int|int \| float|float \| int)( \| None)?|<class '(float|int)'>",
+                              annotation)
+        defaulted = isinstance(p.default, int | float) and not isinstance(p.default, bool)
+        if scalar or (p.annotation is p.empty and defaulted):
+            names.append(p.name)
+    return names
+
+
+@pytest.mark.parametrize("obj", CLASSES + FUNCTIONS + METHODS)
+def test_every_numeric_parameter_states_its_domain(obj):
+    """THE DOCSTRING IS THE CONTRACT: a real/int parameter's domain is stated near its name (README
+    "Working range")."""
+    text = " ".join((obj.__doc__ or "").split())
+    silent = []
+    for name in _numeric_parameters(obj):
+        spots = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)", text)]
+        if not any(_DOMAIN_WORDS.search(text[max(0, s - 60): s + 200]) for s in spots):
+            silent.append(name)
+    assert not silent, f"{obj.__qualname__}'s docstring states no domain near {silent}"

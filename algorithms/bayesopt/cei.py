@@ -367,7 +367,8 @@ class CEI(Algorithm):
 
         ``surrogates.gps`` are the GPs of f and of each constraint on unit coordinates (each with its
         ``kernel``, ``mean``, ``jitter``, ``X``, ``y`` and ``predict``), ``U``, ``F``, ``C`` the
-        evaluations so far (unit coordinates) and ``best_feasible`` f⁺ (``inf`` while none is feasible).
+        evaluations so far (unit coordinates) and ``best_feasible`` f⁺ (any real, ``inf`` while none is
+        feasible).
         Ours: dense candidates, then L-BFGS-B on log CEI (the module docstring). A subclass may replace
         it with another maximizer of the same criterion (a peer's, e.g. BoTorch's, through
         ``theorems.core.adapters``); the loop around it stays the same.

@@ -170,8 +170,9 @@ class ConstrainedBOProblem(Problem):
         return cx
 
     def check_below_f_star(self, value: float, x: np.ndarray) -> None:
-        """Refuse ``f_star`` once a feasible evaluation ``value`` (at ``x``) lies below it: f_star is then
-        not the constrained minimum, and a regret against it would end a run in a false ``Success``."""
+        """Refuse ``f_star`` once a feasible evaluation ``value`` (any real, f at ``x``) lies below it:
+        f_star is then not the constrained minimum, and a regret against it would end a run in a false
+        ``Success``."""
         value = check_finite_real("value", value)   # "a" raised a bare '<' TypeError and NaN passed
         self._points("x", x)
         if self.f_star is None:

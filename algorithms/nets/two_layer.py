@@ -211,7 +211,8 @@ class TwoLayerReLU(CheckedStateModule):
     def init(self, seed: int, scale: float | None = None, dtype: torch.dtype | None = None) -> Params:
         """The parameter dict (detached tensors) of this architecture built with ``seed``.
 
-        ``scale`` defaults to this module's ``init_scale``, ``dtype`` to its dtype.
+        ``seed`` is an int in [0, 2**64) (as the constructor's); ``scale`` (> 0, the constructor's
+        ``init_scale`` range) defaults to this module's ``init_scale``, ``dtype`` to its dtype.
         """
         if scale is not None:  # named as this method's argument (the constructor would say init_scale)
             scale = check_init_scale(scale, "scale")

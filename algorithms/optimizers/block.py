@@ -404,7 +404,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         return len(self._blocks)
 
     def block_order(self, epoch: int | None = None) -> list[int]:
-        """The order π of the blocks in block-epoch ``epoch`` (default: the current one)."""
+        """The order π of the blocks in block-epoch ``epoch`` (an int in [0, 2**63),
+        default: the current one)."""
         # a block-epoch counts from 0: -1 gave an order (and seeded numpy with it) in silence
         epoch = self._epoch if epoch is None else check_int_at_least("epoch", epoch, 0, size=False)
         if epoch >= 2**63:  # no run reaches it; numpy would seed with it in silence

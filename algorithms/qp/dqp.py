@@ -1024,8 +1024,9 @@ class QPSolution(Solution):
     equalities, ``z``: inequalities, ``z_box``: bounds). Row numbers in ``warnings`` then count the
     rows ``[G; −I_L; I_U]`` of :meth:`QP.with_box_rows` (fixed variables are equality rows there).
 
-    The :class:`~algorithms.core.Solution` fields (``x``, ``value``, ``retcode``, ``stats``, ``trace``,
-    ``original``: the backend's raw result, ``problem``, ``algorithm``) come first; ``backend`` names
+    The :class:`~algorithms.core.Solution` fields (``x``, ``value``: any real, the objective at x,
+    ``retcode``, ``stats``, ``trace``, ``original``: the backend's raw result,
+    ``problem``, ``algorithm``) come first; ``backend`` names
     the backend that answered and ``kkt`` is the :class:`KKTFactor` of the active set's KKT system
     (the factorization the VJP reuses).
 

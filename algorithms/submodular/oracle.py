@@ -118,7 +118,8 @@ class CountingOracle:
         return self.matchoid.matroids[j]
 
     def independent(self, j: int, subset: frozenset) -> bool:
-        """Whether ``subset`` (a subset of matroid j's ground set) is independent in matroid j."""
+        """Whether ``subset`` (a subset of matroid j's ground set) is independent in matroid ``j`` (an int in
+        [0, number of matroids))."""
         matroid = self._matroid(j)
         subset = as_subset("subset", subset)
         self.independence_queries += 1
@@ -129,7 +130,8 @@ class CountingOracle:
         return bool(answer)
 
     def restrict(self, j: int, elements: Iterable[Hashable]) -> frozenset:
-        """The elements of ``elements`` in matroid j's ground set."""
+        """The elements of ``elements`` in matroid ``j``'s ground set (``j`` an int in [0, number of
+        matroids))."""
         matroid = self._matroid(j)
         members = elements_of("elements", elements)  # None, a number, a dict: by name
         if matroid.ground is None:

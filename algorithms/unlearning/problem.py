@@ -425,7 +425,7 @@ class UnlearningStats(Stats):
     [0, 2**63 - 1]) and ``wall_time`` (a float in [0, 3.4e38], or NaN until measured) are
     :class:`~algorithms.core.Stats`'s; ``projections`` is an int in [0, 2**63 - 1].
 
-    ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
+    ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` (>= 0, or NaN) is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
     for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient
     updates (MinNorm-OG). The three figures are >= 0 (a mean of squares, a norm; computed, so not held to the
