@@ -100,17 +100,23 @@ def _locate(problem: SingleLocationProblem, psi: float, mu: float) -> float:
 def _velocity(problem: SingleLocationProblem, psi: float, mu: float, nu: float, eta: float,
               zeta: float) -> np.ndarray:
     d, s, g2 = problem.d, problem.signal_scale, problem.gamma**2
-    p = _locate(problem, psi, mu)
-    a = p * (1.0 - p) * s * problem.beta * d
-    d_mu = 2.0 * a * (d * s * s * p * zeta * zeta + g2 * (p - nu))
+    gap = _locate_gap(problem, psi, min(1.0, max(-1.0, mu)))
+    # q = 1 − p as its own sigmoid: p(1 − p) was 0.0 once p rounded to 1 (a stalled μ velocity)
+    p, q = _sigmoid(gap), _sigmoid(-gap)
+    a = p * q * s * problem.beta * d
+    d_mu = 2.0 * a * (d * s * s * p * zeta * zeta + g2 * ((1.0 - nu) - q))  # p − ν, as (1 − ν) − q
     d_nu = -2.0 * g2 * p
     d_zeta = 2.0 * d * s * s * p * p * zeta
-    return np.array([
-        -(1.0 - mu * mu) * d_mu,
-        -(1.0 - nu * nu) * d_nu + nu * zeta * d_zeta,
+    return np.array([  # 1 − x² as (1 − x)(1 + x): no cancellation near |x| = 1
+        -_one_minus_square(mu) * d_mu,
+        -_one_minus_square(nu) * d_nu + nu * zeta * d_zeta,
         mu * eta * d_mu,
-        nu * zeta * d_nu - (1.0 - zeta * zeta) * d_zeta,
+        nu * zeta * d_nu - _one_minus_square(zeta) * d_zeta,
     ])
+
+
+def _one_minus_square(x: float) -> float:
+    return (1.0 - x) * (1.0 + x)
 
 
 @dataclass(frozen=True)

@@ -228,10 +228,17 @@ def _shown(x) -> str:
 
 def _risk(problem: SingleLocationProblem, mu, nu, zeta, rho, frozen_limit: bool):
     """Corollary 1's formula on checked overlaps (the Euler states of OverlapFlow come here directly)."""
-    r = 0.0 if frozen_limit else _thermodynamics(problem.alpha, problem.beta)["r"]
-    p = locate_probability(problem, mu)
+    thermo = _thermodynamics(problem.alpha, problem.beta)
+    r = 0.0 if frozen_limit else thermo["r"]
+    gap = _locate_gap(problem, thermo["psi"], mu)
+    # p and q = 1 − p each as a sigmoid: 1 − p lost q below 1e-16 (the risk at μ = ν = 1, γ²q², was 0.0)
+    p, q = (torch.sigmoid(gap), torch.sigmoid(-gap)) if isinstance(gap, torch.Tensor) \
+        else (_sigmoid(gap), _sigmoid(-gap))
     s, g2 = problem.signal_scale, problem.gamma**2
-    return problem.d * (p * s * zeta + (1 - p) * rho * r) ** 2 + g2 * (p * p - 2 * p * nu + 1)
+    # p² − 2pν + 1 = (w − q)² + w(1 + ν) with w = 1 − ν (exact for ν >= 1/2): the plain form cancelled to
+    # nothing near p = ν = 1 (relative error 1e-4 at ν = 1 − 1e-16)
+    w = 1 - nu
+    return problem.d * (p * s * zeta + q * rho * r) ** 2 + g2 * ((w - q) ** 2 + w * (1 + nu))
 
 
 #: the most Gauss-Hermite nodes top_score_probability takes (the default 160 is exact to 1e-12 on the claims):
@@ -340,7 +347,8 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
         squared.append((f - sigma(gamma * z[:, 2])) ** 2)
     errors = torch.cat(squared)
     std = float(errors.std())
-    from statistics import NormalDist
+    from scipy.special import erfinv
 
-    half = NormalDist().inv_cdf(0.5 + level / 2.0) * std / math.sqrt(n)
+    # z = Φ⁻¹(1/2 + level/2) = √2 erfinv(level): 1/2 + level/2 rounded to 1/2 for level <= 1e-17, a zero width
+    half = math.sqrt(2.0) * float(erfinv(level)) * std / math.sqrt(n)
     return {"risk": float(errors.mean()), "half_width": half, "std": std, "n": int(n)}

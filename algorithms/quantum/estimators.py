@@ -28,6 +28,7 @@ randomized measurements. Phys. Rev. A 99, 052323 (2019).
 from __future__ import annotations
 
 import numbers
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -99,8 +100,8 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     [0, (m − 1)/m], the range of one statistic. ``copies_per_basis`` (m) is an int in [2, 2**63 − 1] and
     ``dim`` (d) an int in [2, 2**63 − 1].
 
-    >>> purity_from_collisions(0.5 * (1 + 0.8) / 3, copies_per_basis=2, dim=2)
-    0.8
+    >>> purity_from_collisions(0.25, copies_per_basis=2, dim=2)  # 0.25 · 2 · 3 / 1 − 1: maximally mixed
+    0.5
     """
     m = _count("copies_per_basis", copies_per_basis, 2)
     dim = _count("dim", dim, 2)
@@ -118,7 +119,9 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     if not np.isfinite(value) or not 0.0 <= value <= (m - 1) / m * (1 + 1e-12):
         raise ValueError(f"mean_statistic must be a finite mean collision statistic, >= 0 and <= (m − 1)/m = "
                          f"{(m - 1) / m:g} for copies_per_basis m = {m}, got {mean_statistic!r}")
-    return round(value * m * (dim + 1) / (m - 1) - 1.0, 15)
+    # exactly, then rounded once: the float form cancelled in its "− 1" (a purity near 1/d for a large d), and
+    # rounding to 15 decimals zeroed any purity below 5e-16
+    return float(Fraction(value) * m * (dim + 1) / (m - 1) - 1)
 
 
 # 4**13 float64 entries = 0.5 GiB: the largest dense kernel we build (the counts it multiplies have 2ⁿ

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -74,7 +75,9 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
     and ``gap`` is still checked).
 
     ``dim`` (int >= 2) is d, ``copies_per_basis`` an int in [2, 2**31 − 1] or None, ``gap`` a float in
-    [1/(2**31 − 1)², 1] or None (so that m = ⌈1/√gap⌉ is a count of copies).
+    [1/(2**31 − 1)², 1] or None (so that m = ⌈1/√gap⌉ is a count of copies). The ceiling is exact, except
+    that a 1/√gap within 1e-15 (relative) of an integer k counts as k, the round-off of gap's decimal
+    (gap = 1/9 gives m = 3, 0.01 gives 10).
 
     >>> copies_per_basis_for(8), copies_per_basis_for(8, gap=0.1), copies_per_basis_for(8, 3)
     (8, 4, 3)
@@ -85,11 +88,28 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
     if m is not None:
         return m
     if gap is not None:
-        return max(2, math.ceil(round(1.0 / math.sqrt(gap), 9)))
+        return max(2, _ceil_inverse_sqrt(gap))
     if dim > C_INT_MAX:  # m = d copies per basis, a count: 2**62 was returned while m itself is capped
         raise ValueError(f"dim must be <= 2**31 - 1 when neither copies_per_basis nor gap is given (m = d "
                          f"copies per basis, a count of copies), got {dim}")
     return int(_plain_number(dim))
+
+
+def _ceil_inverse_sqrt(gap: float) -> int:
+    """⌈1/√gap⌉: an integer k when 1/√gap is within 1e-15 (relative) of k, the round-off of gap's decimal
+    (1/9 gives 3, 0.01 gives 10), else the exact least int m with m²·gap >= 1 (1/√gap rounded to 9 decimals
+    first gave 3 for gap = 1/(3 + 1e-10)², whose ⌈1/√gap⌉ is 4)."""
+    root = 1.0 / math.sqrt(gap)
+    nearest = round(root)
+    if abs(root - nearest) <= 1e-15 * root:
+        return nearest
+    exact = Fraction(gap)
+    m = math.ceil(root)
+    while m > 1 and (m - 1) ** 2 * exact >= 1:
+        m -= 1
+    while m * m * exact < 1:
+        m += 1
+    return m
 
 
 def _check_gap(gap: object) -> float:
@@ -97,7 +117,7 @@ def _check_gap(gap: object) -> float:
         raise TypeError(f"gap must be a float in [2.17e-19, 1] or None, got {type(gap).__name__} {gap!r}")
     if not 0 < gap <= 1:
         raise ValueError(f"gap must be a float in [2.17e-19, 1] or None, got {gap!r}")
-    if gap < _MIN_GAP:  # m = ⌈1/√gap⌉ past 2**31 − 1 copies per basis (1e-320 gave m ~ 1e160)
+    if gap < _MIN_GAP or _ceil_inverse_sqrt(to_float(gap)) > C_INT_MAX:  # (1e-320 gave m ~ 1e160)
         raise ValueError(f"gap must be >= {_MIN_GAP:.3g} (m = ⌈1/√gap⌉ copies per basis must be <= "
                          f"2**31 − 1, a count of copies), got {gap!r}")
     return to_float(gap)
