@@ -26,7 +26,9 @@ K. Ji, J. Yang, Y. Liang. Bilevel optimization: convergence analysis and enhance
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from algorithms._validation import as_float_array, check_count, check_int_at_least, check_positive
@@ -60,7 +62,25 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     if not length <= 2**63 - 1:  # a count the package holds (an int64): 1e-30 gave 3e30 terms, inf overflowed
         raise ValueError(f"mu_g / l_g1 = {mu_g!r} / {l_g1!r} is too small: Theorem 4.2's series length "
                          f"({length:.3g}) exceeds 2**63 - 1")
+    nearest = round(length)
+    if abs(length - nearest) <= 1e-9 * max(1.0, length):
+        # a bound at (or rounding-close to) an integer N: the float ceil gave N + 1 at T = 2**42, μ/l = 1/2
+        # (exactly 63), so decide N >= bound exactly: (1 − μ/l)^(2N) · T³ <= 1
+        return max(1, _least_length(horizon, mu_g, l_g1, nearest))
     return max(1, math.ceil(length))
+
+
+def _least_length(horizon: int, mu_g: float, l_g1: float, near: int) -> int:
+    """The least N with (1 − μ/l)^(2N) · T³ <= 1 where the bound lies within rounding of ``near``: exactly in
+    integers when 1 − μ/l = 1/b (the only case the bound can be an integer: a^(2N) T³ = b^(2N), a, b coprime,
+    needs a = 1), else by the sign of the bound − near at 60 digits (it is then not an integer)."""
+    rest = 1 - Fraction(mu_g) / Fraction(l_g1)
+    if rest.numerator == 1:
+        cube = horizon**3
+        return min(n for n in (near - 1, near, near + 1) if n >= 0 and rest.denominator ** (2 * n) >= cube)
+    with mpmath.workdps(60):
+        bound = 3 * mpmath.log(horizon) / (-2 * mpmath.log1p(-mpmath.mpf(mu_g) / mpmath.mpf(l_g1)))
+        return int(mpmath.ceil(bound))
 
 
 #: the most Neumann terms (and inner steps) a run may take per iteration: each is an oracle call, so
