@@ -108,6 +108,18 @@ def _check_coords(coords: Any, minimum: int) -> np.ndarray:
         raise ValueError(f"coords must have pairwise distances at most {_MAX_DISTANCE:.4g} (the package's "
                          f"working range: the solvers' distance matrices are checked in it), got max "
                          f"|coords| = {np.abs(coords).max():.3g}")
+    with np.errstate(under="ignore"):
+        squared = (diff**2).sum(-1)
+    # a squared distance below float64's smallest normal has lost digits (points 1e-160 apart: the tour
+    # length was 6e-4 off, in silence): refused as documented, exact zeros being the duplicates below
+    lossy = (squared < np.finfo(np.float64).tiny) & np.any(diff != 0, axis=-1)
+    if np.any(lossy):
+        i, j = (int(k) for k in np.argwhere(lossy)[0])
+        exact = float(np.hypot(*(coords[i] - coords[j])))  # without squaring: no underflow
+        raise ValueError(f"coords are too small in scale: nodes {min(i, j)} and {max(i, j)} are "
+                         f"{exact:.3g} apart, but their squared distance underflows float64's normal range "
+                         f"(the distances the solvers use would lose digits); rescale coords (e.g. by "
+                         f"1/max |coords| = {1.0 / float(np.abs(coords).max()):.3g})")
     # relative to the extent: the same geometry at any coordinate scale is accepted or refused alike
     # (an absolute 1e-12 called points 5e-14 apart in a 1e-12 box duplicates; 0 still is one)
     extent = float(dist.max())

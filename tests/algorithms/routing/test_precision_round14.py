@@ -1,0 +1,40 @@
+"""Round 14: valid instances answered right (tour lengths against mpmath at 50 digits by enumeration)."""
+
+from __future__ import annotations
+
+import itertools
+
+import mpmath
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.routing import TSPInstance, tsp_cost
+from algorithms.routing.held_karp import HeldKarp
+
+
+def _reference_length(coords: np.ndarray, tour: list[int]) -> mpmath.mpf:
+    with mpmath.workdps(50):
+        pts = [[mpmath.mpf(float(v)) for v in row] for row in coords]
+        return mpmath.fsum(mpmath.sqrt((pts[a][0] - pts[b][0]) ** 2 + (pts[a][1] - pts[b][1]) ** 2)
+                           for a, b in zip(tour, tour[1:] + tour[:1]))
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-30, 1.0, 1e30, 1e38])
+def test_tour_lengths_and_the_exact_optimum_at_every_scale(scale):
+    coords = np.random.default_rng(3).random((6, 2)) * scale
+    inst = TSPInstance(coords)
+    tours = [[0, *p] for p in itertools.permutations(range(1, 6))]
+    refs = [_reference_length(coords, t) for t in tours]
+    for tour, ref in zip(tours, refs):
+        assert abs(tsp_cost(inst, tour) - ref) <= 1e-14 * ref
+    sol = solve(inst, HeldKarp())
+    assert sol.retcode.name == "Success" and abs(sol.value - min(refs)) <= 1e-14 * min(refs)
+
+
+@pytest.mark.parametrize("scale", [1e-155, 1e-160, 1e-200])
+def test_coords_whose_squared_distances_leave_the_normal_range_are_refused(scale):
+    # points 1e-160 apart: the squared distances were subnormal and the tour length 6e-4 off, in silence
+    coords = np.random.default_rng(3).random((6, 2)) * scale
+    with pytest.raises(ValueError, match=r"^coords are too small in scale"):
+        TSPInstance(coords)
