@@ -54,6 +54,7 @@ caller's evaluation context must not break them.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import contextvars
 import copy
@@ -334,6 +335,29 @@ def _finite_answer(x: Any, depth: int = 0) -> bool:
         if x.device.type == "meta":
             return True
         return bool(_dense_values(x).isfinite().all())
+    if _is_tensor(x) or isinstance(x, int | str | bytes | np.ndarray):
+        return True
+    return _finite_held(x, depth)
+
+
+def _finite_held(x: Any, depth: int) -> bool:
+    """The reals another container holds (a scipy sparse matrix's stored entries, a pandas frame, an
+    ``array.array`` or ``memoryview``, anything with ``__array__``) or another real number type (mpmath,
+    sympy: ``__float__``): a NaN in any of them passed as a finite Success answer."""
+    stored = getattr(x, "data", None)
+    if hasattr(x, "tocoo") and isinstance(stored, np.ndarray):    # scipy.sparse: np.asarray gives an object
+        return _finite_answer(stored, depth + 1)
+    if hasattr(x, "__array__") or isinstance(x, memoryview | array.array):
+        try:
+            values = np.asarray(x)
+        except Exception:   # an object numpy cannot read holds no reals we can test
+            return True
+        return _finite_answer(values, depth + 1) if values.dtype.kind in "fO" else True
+    if hasattr(x, "__float__"):
+        try:
+            return math.isfinite(float(x))
+        except (TypeError, ValueError, OverflowError):   # a huge exact number is finite
+            return True
     return True
 
 
@@ -347,6 +371,10 @@ def _all_nan(x: Any) -> bool:
     if _is_tensor(x) and x.is_floating_point() and x.device.type != "meta":
         values = _dense_values(x)
         return values.numel() > 0 and bool(values.isnan().all())
+    if not _is_tensor(x) and not hasattr(x, "tocoo") and (hasattr(x, "__array__")
+                                                           or isinstance(x, memoryview | array.array)):
+        with contextlib.suppress(Exception):   # a pandas frame or a buffer of NaNs: "no answer" too
+            return _all_nan(np.asarray(x, dtype=float))
     return False
 
 

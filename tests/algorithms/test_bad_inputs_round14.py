@@ -16,3 +16,47 @@ def test_solve_options_iterations_keeps_valid_defaults_and_maxiters():
     assert SolveOptions().iterations(0) == 0
     assert SolveOptions().iterations(7) == 7
     assert SolveOptions(maxiters=3).iterations(7) == 3
+
+
+def _nonfinite_containers():
+    import array
+    import math
+
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+
+    return [sp.csr_matrix(np.array([[np.nan]])), pd.DataFrame([[np.nan, 1.0]]), pd.Series([np.inf]),
+            array.array("d", [math.nan]), memoryview(np.array([1.0, np.nan]))]
+
+
+@pytest.mark.parametrize("x", _nonfinite_containers(), ids=lambda x: type(x).__name__)
+def test_a_success_refuses_a_non_finite_answer_in_any_container(x):
+    # scipy sparse, pandas, array.array and memoryview answers were not looked into: a NaN passed as Success
+    from algorithms.core import RetCode, Solution
+
+    with pytest.raises(ValueError, match="x must be finite"):
+        Solution(x, 0.0, RetCode.Success)
+
+
+def test_a_success_refuses_a_non_finite_real_of_another_number_type():
+    mpmath = pytest.importorskip("mpmath")
+    from algorithms.core import RetCode, Solution
+
+    with pytest.raises(ValueError, match="x must be finite"):
+        Solution(mpmath.mpf("nan"), 0.0, RetCode.Success)
+
+
+def test_finite_containers_and_an_all_nan_frame_at_the_horizon_are_kept():
+    import array
+
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from algorithms.core import RetCode, Solution
+
+    for x in [sp.csr_matrix(np.eye(2)), pd.DataFrame([[1.0]]), array.array("d", [1.0]),
+              memoryview(np.array([1.0])), 10**400, [1, 2], frozenset({1})]:
+        assert Solution(x, 0.0, RetCode.Success).x is x
+    assert Solution(pd.Series([np.nan]), np.nan, RetCode.MaxIters).retcode is RetCode.MaxIters
