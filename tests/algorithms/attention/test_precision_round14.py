@@ -6,8 +6,18 @@ import math
 import mpmath
 import numpy as np
 import pytest
+import torch
 
-from algorithms.attention import SingleLocationProblem, mean_field_risk, monte_carlo_risk, overlap_velocity
+from algorithms.attention import (
+    SingleLocationProblem,
+    fit_linear_predictor,
+    learnable,
+    mean_field_risk,
+    monte_carlo_risk,
+    overlap_velocity,
+    phase_map,
+    top_score_probability,
+)
 
 PROBLEMS = [dict(d=50, L=21, gamma=0.6), dict(d=10, L=3, gamma=0.3, beta=10.0),
             dict(d=50, L=21, gamma=0.9999999)]
@@ -76,3 +86,35 @@ def test_monte_carlo_interval_width_at_the_levels_ends(level):
         assert _close(out["half_width"], z * out["std"] / mpmath.sqrt(50), 1e-12)
     assert out["half_width"] > 0 and math.isfinite(out["half_width"])
     assert np.isfinite(out["risk"])
+
+
+@pytest.mark.parametrize("kw, mu, expected", [
+    # references: mpmath quad (40 digits) of φ(g)Φ(s√d μ + γg)^(L−1), panels of 0.01 across the peak
+    (dict(d=10, L=1000, gamma=0.9), 0.5, "0.0037579443998713679"),
+    (dict(d=50, L=10**6, gamma=0.3), 0.2, "5.6824866010377812e-26"),
+    (dict(d=2, L=10**9, gamma=0.99), 1.0, "2.345201813965123e-9"),
+    (dict(d=4, L=10**40, gamma=0.5), 1.0, "6.7237166319704648476e-118"),  # Gauss-Hermite: 170 % off
+    (dict(d=2, L=2, gamma=0.5), -1.0, "0.13666083914614907"),
+])
+@pytest.mark.parametrize("nodes", [2, 160])
+def test_top_score_probability_against_mpmath(kw, mu, expected, nodes):
+    value = SingleLocationProblem(**kw)
+    assert _close(top_score_probability(value, mu, nodes=nodes), mpmath.mpf(expected), 1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1.0, 1e20])
+def test_fit_linear_predictor_exact_on_scaled_tokens(scale):
+    # gelsd's rank cutoff against the ones column dropped tokens scaled 1e-20 / 1e20 (residual 3.2)
+    X = torch.randn(50, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * scale
+    y = X[:, 0, 0] / scale + 1.0
+    assert float((fit_linear_predictor(X, y)(X) - y).abs().max()) < 1e-12
+
+
+@pytest.mark.parametrize("gamma, alpha, beta", [(0.2599676452246332, 0.4662084117181796, 2.0)])
+def test_learnable_decided_exactly_at_the_boundary(gamma, alpha, beta):
+    with mpmath.workdps(60):
+        g, a, b = (mpmath.mpf(x) for x in (gamma, alpha, beta))
+        psi = mpmath.sqrt(2 * a) if b >= mpmath.sqrt(2 * a) else a / b + b / 2
+        expected = bool(mpmath.sqrt(1 - g * g) > psi)
+    assert learnable(gamma, alpha, beta) is expected
+    assert bool(phase_map([gamma], [alpha], beta)[0, 0]) is expected
