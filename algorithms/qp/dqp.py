@@ -1034,6 +1034,9 @@ class QPSolution(Solution):
     ``x`` a real 1-D array, finite with ``Success``; ``y``, ``z``, ``z_box`` None or finite real 1-D arrays
     (a solve's answer and multipliers are what the run computed, so, as a :class:`Solution`'s ``x``, they
     are not held to the working range: a q of 3.4e38 has a z past it; README, "Working range");
+    ``z`` of a ``Success`` record is >= 0 up to the dual tolerance (min z >= −tol·max(1, max|z|), tol the
+    solve's ``kkt_tol``, or 1e-6 for a record built by hand): a z of the wrong sign given or set later (on a
+    solved record too) is refused naming ``z``;
     ``active``/``active_box`` None or boolean masks; ``degenerate`` a bool; ``warnings`` a list of str;
     ``backend`` a str; ``kkt`` None or a :class:`KKTFactor`.
     """
@@ -1098,10 +1101,14 @@ class QPSolution(Solution):
             # refused as if the user had given it
             # a hand-built Success (no solved QP behind it) with dual-infeasible z: qpsolvers' z >= 0, to
             # DQP's default relative tolerance (a solve's own record is judged by its kkt_tol instead)
-            if name == "z" and success and self._qp is None and array.size and \
-                    float(array.min()) < -1e-6 * max(1.0, float(np.abs(array).max())):
+            # a solve's record handed to the caller: a z set by hand is judged by that solve's kkt_tol (z = −1
+            # written on a solved Success was kept; the solve's own multipliers passed its dual check)
+            tol = 1e-6 if self._qp is None else self.__dict__.get("_kkt_tol")
+            if name == "z" and success and tol is not None and array.size and \
+                    float(array.min()) < -tol * max(1.0, float(np.abs(array).max())):
                 raise ValueError(f"z must be >= 0 with retcode Success (inequality multipliers, qpsolvers' "
-                                 f"convention), got min z = {float(array.min()):.3g}")
+                                 f"convention; a negative entry is allowed down to −{tol:g}·max(1, max|z|), "
+                                 f"the KKT check's dual tolerance), got min z = {float(array.min()):.3g}")
         elif name in ("active", "active_box"):
             if value is not None and not (isinstance(value, np.ndarray) and value.ndim == 1
                                           and value.dtype == bool):
@@ -2018,11 +2025,13 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
                 # dependent or contradictory active rows: drop the one the backend's x satisfies
                 # with the largest slack (the least convincingly active)
                 mask[J[int(np.argmax(raw_slack[J]))]] = False
-            elif neg >= viol:
+            elif neg >= viol and J.size:
                 mask[J[int(np.argmin(mu))]] = False
-            else:
+            elif viol > tol_check:
                 r = np.where(mask, -np.inf, (G @ x - h) / row_norm)
                 mask[int(np.argmax(r))] = True
+            else:  # a singular P with no active row to drop or add (numpy's "argmin of an empty sequence")
+                break
             J = np.flatnonzero(mask)
             factor, x, lam, mu, resid = _reduced(qp, J, use_eq)
             stats.linear_solves += 1
@@ -2177,4 +2186,5 @@ def _solve(problem: QP, algorithm: DQP, options: SolveOptions) -> Solution:
         sol.trace = [{"stage": "start", "x": sol.x.copy()}]
     else:
         sol.trace = monitor.trace
+    sol.__dict__["_kkt_tol"] = algorithm.kkt_tol  # from here on the caller's: a z set by hand is checked
     return sol

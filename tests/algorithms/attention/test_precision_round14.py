@@ -110,7 +110,8 @@ def test_fit_linear_predictor_exact_on_scaled_tokens(scale):
     assert float((fit_linear_predictor(X, y)(X) - y).abs().max()) < 1e-12
 
 
-@pytest.mark.parametrize("gamma, alpha, beta", [(0.2599676452246332, 0.4662084117181796, 2.0)])
+@pytest.mark.parametrize("gamma, alpha, beta", [(0.2599676452246332, 0.4662084117181796, 2.0),
+                                               (0.9999999924007069, 7.599293038016002e-09, 1.0)])
 def test_learnable_decided_exactly_at_the_boundary(gamma, alpha, beta):
     with mpmath.workdps(60):
         g, a, b = (mpmath.mpf(x) for x in (gamma, alpha, beta))

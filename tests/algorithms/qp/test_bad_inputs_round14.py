@@ -1,0 +1,33 @@
+"""Round 14: dQP's refine_active on a singular K_J with no active row, and the sign of a solved record's z."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.core import RetCode
+from algorithms.qp import DQP, QP
+
+
+@pytest.mark.parametrize("kw", [
+    # P singular to K_J's tolerance, no row active: numpy's "attempt to get argmin of an empty sequence"
+    dict(P=np.diag([1e-20, 1.0]), q=np.array([-1e-20, 1.0]), G=np.array([[1.0, 0.0]]), h=np.array([0.5])),
+    dict(P=np.zeros((2, 2)), q=np.array([0.0, 1.0]), G=-np.eye(2), h=np.zeros(2)),
+])
+def test_refine_active_on_a_singular_reduced_system(kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = solve(QP(**kw), DQP(backend="clarabel", refine_active=True))
+    assert sol.retcode is RetCode.Success
+    assert np.all(kw["G"] @ sol.x <= kw["h"] + 1e-7)
+
+
+@pytest.mark.parametrize("z", [np.array([-1.0]), np.array([-1e-3])])
+def test_solved_record_refuses_a_dual_of_the_wrong_sign(z):
+    qp = QP(P=2 * np.eye(2), q=np.zeros(2), G=np.array([[-1.0, -1.0]]), h=np.array([-1.0]))
+    sol = solve(qp, DQP())
+    with pytest.raises(ValueError, match=r"^z must be >= 0 with retcode Success"):
+        sol.z = z
+    sol.z = np.array([1e-9])  # a multiplier within the dual tolerance is kept
+    assert sol.z[0] == 1e-9
