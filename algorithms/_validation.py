@@ -208,14 +208,15 @@ def check_shape(name: str, array, shape: tuple[int | None, ...]) -> None:
 
 
 def check_square_symmetric(name: str, matrix, *, rtol: float = 1e-8) -> None:
-    """Raise unless ``matrix`` is square and symmetric to relative tolerance ``rtol``."""
+    """Raise unless ``matrix`` is square and symmetric to relative tolerance ``rtol``: max |M − Mᵀ| <=
+    rtol · max |M| (purely relative: a floor of 1 took 1e-12 · any asymmetric matrix as symmetric)."""
     rows, cols = matrix.shape
     if rows != cols:
         raise ValueError(f"{name} must be square, got shape {matrix.shape}")
     asym = matrix - matrix.T
     asym_norm = abs(asym).max() if sp.issparse(asym) else np.max(np.abs(asym), initial=0.0)
     scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
-    if asym_norm > rtol * max(1.0, scale):
+    if asym_norm > rtol * scale:
         raise ValueError(f"{name} must be symmetric (max |{name} - {name}ᵀ| = {asym_norm:.3g})")
 
 
@@ -232,10 +233,11 @@ def min_eigenvalue(matrix) -> float:
 
 
 def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
-    """Raise unless symmetric ``matrix`` is positive semidefinite; return its smallest eigenvalue."""
+    """Raise unless symmetric ``matrix`` is positive semidefinite, λ_min >= −rtol · max |M| (relative: a
+    floor of 1 took 1e-12 · diag(1, −1) as PSD); return its smallest eigenvalue."""
     lam_min = min_eigenvalue(matrix)
     scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
-    if lam_min < -rtol * max(1.0, scale):
+    if lam_min < -rtol * scale:
         raise ValueError(
             f"{name} must be positive semidefinite (smallest eigenvalue {lam_min:.3g})"
         )

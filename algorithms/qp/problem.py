@@ -71,7 +71,7 @@ def _is_diagonal(matrix) -> bool:
 #: up to this size a sparse P's smallest eigenvalue is computed densely (exact; beyond it a dense
 #: eigvalsh cost 1 s at n = 282 on the loaded machine, where the shifted LDLᵀ takes milliseconds)
 DENSE_EIG_MAX_N = 50
-#: relative PSD threshold (the same as ``check_psd``'s): P passes iff λ_min(P) ≥ −PSD_RTOL·max(1, max|P|)
+#: relative PSD threshold (the same as ``check_psd``'s): P passes iff λ_min(P) ≥ −PSD_RTOL·max|P|
 PSD_RTOL = 1e-10
 #: the same for float32 data (every input float32): float32's rounding of a PSD matrix, 100·eps(float32)
 PSD_RTOL_FLOAT32 = 100 * float(np.finfo(np.float32).eps)
@@ -80,10 +80,10 @@ PSD_RTOL_FLOAT32 = 100 * float(np.finfo(np.float32).eps)
 def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
     """Raise unless the sparse symmetric ``P`` is PSD to ``PSD_RTOL`` (relative).
 
-    Small P: the exact smallest eigenvalue. Larger P: the inertia of ``P + τI``, ``τ = PSD_RTOL·max(1,
-    max|P|)``, from one sparse LU with symmetric ordering and diagonal pivots only (SuperLU's symmetric
-    mode, ``diag_pivot_thresh = 0``: an LDLᵀ, with ``D = diag(U)``): by Sylvester's law all pivots are
-    positive iff ``λ_min(P) > −τ``. One factorization, no iteration, so it cannot hang: ARPACK's
+    Small P: the exact smallest eigenvalue. Larger P: the inertia of ``P + τI``, ``τ = PSD_RTOL·max|P|``
+    (purely relative), from one sparse LU with symmetric ordering and diagonal pivots only (SuperLU's
+    symmetric mode, ``diag_pivot_thresh = 0``: an LDLᵀ, with ``D = diag(U)``): by Sylvester's law all pivots
+    are positive iff ``λ_min(P) > −τ``. One factorization, no iteration, so it cannot hang: ARPACK's
     ``eigsh(which="SA")`` ran ~7 s and raised ArpackNoConvergence on valid Maros-Meszaros P (CVXQP*_M,
     λ_min = −5e-13; issue #42). An off-diagonal pivot (none seen) falls back to ``check_psd``.
     """
@@ -93,7 +93,9 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
         return
     import scipy.sparse.linalg as spla
 
-    tau = rtol * max(1.0, float(abs(P).max()) if P.nnz else 1.0)
+    if not P.nnz:   # P = 0: a linear program, PSD
+        return
+    tau = rtol * float(abs(P).max())
     shifted = (P + tau * sp.identity(n, format="csc")).tocsc()
     try:
         lu = spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
@@ -114,8 +116,8 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h,  lb ≤ x ≤ ub``.
 
-    ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max(1, max|P|)``, or
-    ``-1.2e-5·max(1, max|P|)`` when every input is float32: float32's rounding),
+    ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max|P|``, or
+    ``-1.2e-5·max|P|`` when every input is float32: float32's rounding; relative, whatever P's units),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
@@ -166,7 +168,7 @@ class QP(Problem):
         rtol = PSD_RTOL if dtype == np.float64 else PSD_RTOL_FLOAT32
         if diagonal:
             lam_min = float(P.diagonal().min())
-            if lam_min < -rtol * max(1.0, float(abs(P).max())):
+            if lam_min < -rtol * float(abs(P).max()):
                 raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g})")
         elif sp.issparse(P):
             _check_sparse_psd(P, rtol)

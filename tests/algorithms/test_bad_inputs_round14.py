@@ -60,3 +60,22 @@ def test_finite_containers_and_an_all_nan_frame_at_the_horizon_are_kept():
               memoryview(np.array([1.0])), 10**400, [1, 2], frozenset({1})]:
         assert Solution(x, 0.0, RetCode.Success).x is x
     assert Solution(pd.Series([np.nan]), np.nan, RetCode.MaxIters).retcode is RetCode.MaxIters
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
+def test_symmetry_and_psd_checks_are_relative_to_the_matrix(scale):
+    # red14b: both floored the scale at 1, so 1e-12 · (an asymmetric / indefinite matrix) passed in silence
+    import numpy as np
+
+    from algorithms._validation import check_psd, check_square_symmetric
+    from algorithms.qp import QP
+
+    with pytest.raises(ValueError, match="M must be symmetric"):
+        check_square_symmetric("M", scale * np.array([[2.0, 1.0], [0.0, 2.0]]))
+    with pytest.raises(ValueError, match="M must be positive semidefinite"):
+        check_psd("M", scale * np.diag([1.0, -1.0]))
+    with pytest.raises(ValueError, match="P must be positive semidefinite"):
+        QP(P=scale * np.diag([1.0, -1.0]), q=np.zeros(2))
+    check_square_symmetric("M", scale * np.eye(2))
+    assert check_psd("M", scale * np.eye(2)) == pytest.approx(scale)
+    QP(P=np.zeros((2, 2)), q=np.ones(2))   # P = 0, a linear program: PSD at any scale
