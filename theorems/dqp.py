@@ -3076,7 +3076,7 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                        "(AUTO_TABLE and its fallbacks)", {"case": label})
             checked += 1
         # QP's semidefiniteness test is relative: P = s·diag(1, 2, e) passes for e = -2.5e-11 and fails for
-        # e = -4e-10 (documented: smallest eigenvalue >= -1e-10·max(1, max|P|)), dense and sparse diagonal
+        # e = -4e-10 (documented: smallest eigenvalue >= -1e-10·max|P|), dense and sparse diagonal
         psd_cases = []
         for scale in (1.0, 1e6):
             for e, accepted in ((-2.5e-11, True), (-4e-10, False)):
@@ -3084,13 +3084,14 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 psd_cases += [(f"P = {scale:g}·diag(1, 2, {e:g}) (dense)", np.diag(diagonal), accepted),
                               (f"P = {scale:g}·diag(1, 2, {e:g}) (sparse)", sp.diags(diagonal, format="csc"),
                                accepted)]
-        # below max|P| = 1 the floor 1 of max(1, max|P|) holds the threshold at -1e-10 itself
-        for e, accepted in ((-0.75e-10, True), (-1.5e-10, False)):
+        # below max|P| = 1 the threshold scales with P too (relative, no floor: 1e-12·diag(1, -1) was taken
+        # while a floor of 1 held it at -1e-10): at max|P| = 0.5 it is -5e-11, tested at 1/2 and 3/2 of it
+        for e, accepted in ((-0.25e-10, True), (-0.75e-10, False)):
             diagonal = np.array([0.5, 0.25, e])
             label = f"P = diag(0.5, 0.25, {e:g})"
             psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
                           (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
-        # the tie is accepted (rejected iff the smallest eigenvalue < -1e-10·max(1, max|P|)): s·(-1e-10) is
+        # the tie is accepted (rejected iff the smallest eigenvalue < -1e-10·max|P|): s·(-1e-10) is
         # the threshold to the bit at s = 1 and 1e6, and eigvalsh of a diagonal matrix returns its entries
         for scale in (1.0, 1e6):
             diagonal = scale * np.array([1.0, 0.5, -1e-10])
@@ -3182,8 +3183,9 @@ register(Claim(
               "piqp for dense arrays of n = 1000 with exactly 5 % nonzeros and proxqp with two more or at n"
               " = 999, clarabel when no table backend is installed and the first installed one (sorted) "
               "without clarabel. QP accepts P = s·diag(1, 2, e) for e = -2.5e-11 and rejects it for e = "
-              "-4e-10 at s = 1 and 1e6, dense and sparse (smallest eigenvalue >= -1e-10·max(1, max|P|)), "
-              "and accepts diag(0.5, 0.25, -0.75e-10) and rejects diag(0.5, 0.25, -1.5e-10), and accepts "
+              "-4e-10 at s = 1 and 1e6, dense and sparse (smallest eigenvalue >= -1e-10·max|P|), "
+              "and accepts diag(0.5, 0.25, -0.25e-10) and rejects diag(0.5, 0.25, -0.75e-10) (relative, "
+              "no floor), and accepts "
               "the tie s·diag(1, 0.5, -1e-10) (s = 1 and 1e6, dense and sparse). A sparse zero P (an LP) "
               "with two rows goes to splu, without a division by zero. An inactive row at slack "
               "50·eps_active·‖G_i‖ makes the solution degenerate with a 'nearly active' warning, one at "
