@@ -119,7 +119,12 @@ def _gap_terms(lam: float, ghat: np.ndarray, D: np.ndarray) -> np.ndarray:
     terms = np.where(ghat != 0, ghat * ghat * lam, 0.0)  # Dᵢ = 0: ĝᵢ²λ (0 where ĝᵢ = 0, also at λ = ∞)
     with np.errstate(over="ignore", divide="ignore"):
         r = 1.0 / (1.0 + lam * D[pos])
-        u = 1.0 / D[pos] if math.isinf(lam) else 1.0 / (1.0 / lam + D[pos]) if lam > 0 else np.zeros(r.shape)
+        if math.isinf(lam):
+            u = 1.0 / D[pos]
+        elif lam > 0 and math.isfinite(1.0 / lam):
+            u = 1.0 / (1.0 / lam + D[pos])
+        else:  # λ subnormal (1/λ overflowed to ∞ and u to 0, dropping the whole sum) or 0: λD is finite here
+            u = lam / (1.0 + lam * D[pos])
     terms[pos] = 0.5 * ghat[pos] ** 2 * u * (1.0 + r)
     return terms
 
@@ -269,7 +274,8 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     # eigenvalues at rounding level are zero, and so are gradient components along them that are
     # at rounding level (else a huge multiplier would amplify them into a huge step)
     top = float(D.max(initial=0.0))
-    D = np.where(D > _RANK_RTOL * top, D, 0.0)
+    # eigh's eigenvalues carry rounding of about eps·top; a diagonal C's (Q None) are exact: only 0 is zero
+    D = np.where(D > (_RANK_RTOL * top if Q is not None else 0.0), D, 0.0)
     ghat = np.where((D == 0) & (np.abs(ghat) <= _NULL_RTOL * float(np.linalg.norm(ghat))), 0.0, ghat)
     if np.any(ghat) and float(ghat @ ghat) == 0.0:  # ‖g‖² underflows (g = 5e-324): Δ/‖g‖²·g overflows
         raise ValueError(f"g is too small: ‖g‖² underflows to 0 (max |g_i| = "

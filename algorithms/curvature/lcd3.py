@@ -108,7 +108,8 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
         return x.copy(), {"stepsize": 0.0}
     Q, D, ghat = eig_curvature(C, g)
     top = float(D.max(initial=0.0))
-    pos = D > _RANK_RTOL * top if top > 0 else np.zeros(D.shape, bool)
+    # eigh's eigenvalues carry rounding of about eps·top; a diagonal C's (Q None) are exact: only 0 is zero
+    pos = D > (_RANK_RTOL * top if Q is not None else 0.0) if top > 0 else np.zeros(D.shape, bool)
     null_part = float(np.linalg.norm(ghat[~pos]))
     if null_part > _NULL_RTOL * float(np.linalg.norm(ghat)):
         return None, {"retcode": RetCode.Degenerate,

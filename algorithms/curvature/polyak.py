@@ -66,6 +66,16 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
         actual = float(np.sum(np.square(np.asarray(g, dtype=np.float64))))
         if abs(float(g_norm_sq) - actual) > 1e-6 * max(actual, float(g_norm_sq)):
             raise ValueError(f"g_norm_sq must be ‖g‖² = {actual:.6g}, got {g_norm_sq!r}")
+    single = all(getattr(v, "dtype", None) == np.float32 for v in (x, g))
+    if single and is_number(delta) and is_number(g_norm_sq):
+        # in float64, then cast: Δ/‖g‖² = 2.5e39 overflowed float32 before multiplying g = 2e-19 (a step of
+        # 5e20, representable, was refused naming delta)
+        with np.errstate(over="ignore"):
+            step = finite_step(np.asarray(x, np.float64) - (float(delta) / float(g_norm_sq))
+                               * np.asarray(g, np.float64), "delta", delta)
+            result = np.asarray(step).astype(np.float32)
+        finite_step(result, "delta", delta)  # past float32's range: refused as before
+        return result if isinstance(x, np.ndarray) else np.float32(result)
     return finite_step(x - (delta / g_norm_sq) * g, "delta", delta)
 
 

@@ -541,7 +541,10 @@ def check_curvature_matrix(name: str, C: np.ndarray, source: Any = None) -> np.n
     C = C.astype(np.float64)
     d = C.shape[0]
     rtol = max(_CURVATURE_RTOL, 4 * d * eps)
-    scale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
+    # relative to C's own size: max(1, ·) took an indefinite or asymmetric C of 1e-9 (refused at scale 1)
+    scale = float(np.max(np.abs(C), initial=0.0))
+    if scale == 0.0:  # C = 0: PSD (the Cholesky test below needs a positive shift)
+        return np.zeros_like(C)
     if C.ndim == 1:
         if C.min(initial=0.0) < -rtol * scale:
             raise ValueError(f"{name} must be positive semidefinite (a diagonal entry is "
@@ -692,11 +695,22 @@ def finite_step(result: Any, culprit: str, value: Any) -> Any:
 
 
 def eig_curvature(C: np.ndarray, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """``(Q, D, ĝ)`` with ``C = Q diag(D) Qᵀ`` and ``ĝ = Qᵀg`` (``Q`` is None for a diagonal C)."""
+    """``(Q, D, ĝ)`` with ``C = Q diag(D) Qᵀ`` and ``ĝ = Qᵀg`` (``Q`` is None for a diagonal C, given as a
+    vector or as a matrix with zeros off the diagonal: its eigenvalues are then exact, not eigh's)."""
+    C = as_diagonal(C)
     if C.ndim == 1:
         return None, np.maximum(C, 0.0), g
     D, Q = np.linalg.eigh(C)
     return Q, np.maximum(D, 0.0), Q.T @ g
+
+
+def as_diagonal(C: np.ndarray) -> np.ndarray:
+    """A (d, d) ``C`` with zeros off its diagonal as its (d,) diagonal (anything else unchanged): the exact
+    entries, where eigh and lstsq's rank cut-offs dropped a small exact eigenvalue (diag(1, 1e-17) as a
+    matrix gave another step than as a vector)."""
+    if C.ndim == 2 and not np.any(C - np.diag(np.diagonal(C))):
+        return np.diagonal(C).copy()
+    return C
 
 
 def from_eigenbasis(Q: np.ndarray | None, v: np.ndarray) -> np.ndarray:
@@ -705,6 +719,7 @@ def from_eigenbasis(Q: np.ndarray | None, v: np.ndarray) -> np.ndarray:
 
 def shifted_solve(C: np.ndarray, shift: float, g: np.ndarray) -> np.ndarray:
     """``(C + shift I)⁻¹ g`` (pseudo-inverse when the matrix is singular, e.g. shift = 0)."""
+    C = as_diagonal(C)
     if C.ndim == 1:
         diag = C + shift
         out = np.zeros_like(g)
@@ -866,6 +881,17 @@ def _least_squares(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     x_star = np.linalg.lstsq(A, b, rcond=None)[0]
     r = A @ x_star - b
     return x_star, float(r @ r)
+
+
+def _planted_solution(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """The least-squares x when b is in A's range (‖Ax − b‖ <= 1e-10‖b‖, relative: the absolute floor of
+    1e-20 took any inconsistent b of size 1e-12 as planted and then refused the f* = 0 it had set), else None.
+    Norms of b/max|b|: squares of a b of 1e-200 underflowed."""
+    x_star = np.linalg.lstsq(A, b, rcond=None)[0]
+    top = float(np.max(np.abs(b)))
+    if top == 0.0:
+        return x_star
+    return x_star if np.linalg.norm((A @ x_star - b) / top) <= 1e-10 * np.linalg.norm(b / top) else None
 
 
 @rebuilt_by_factory
@@ -1041,8 +1067,8 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
                          f"working range [{WORKING_MIN:.4g}, {WORKING_MAX:.4g}] (‖A‖₂² = {norm2:.3g}): "
                          f"pass a delta of about 1/‖A‖₂ times [1e-19, 1e19]")
     if f_star is None and x_star is None:
-        ls, res = _least_squares(A, b)
-        if res <= 1e-20 * max(1.0, float(b @ b)):
+        ls = _planted_solution(A, b)
+        if ls is not None:
             f_star, x_star = 0.0, ls
 
     def f(x):
@@ -1203,8 +1229,9 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     are, else float64; the problem keeps ``x0``'s dtype).
 
     C(y) = Aᵀ C_p(Ay − b) A (Lemma E.2) with C_p either curvature of
-    :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``p``: a real >= 2 with 2(p − 1)‖A‖₂² at most
-    3.4e38 (the working range; refused by name otherwise). ``f_star``/``x_star`` default to 0
+    :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``p``: a real >= 2 with 2(p − 1)‖A‖₂² in the working
+    range [1.18e-38, 3.4e38] (so ‖A‖₂ >= about 7.7e-20 at p = 2: a smaller A, or a larger 2(p − 1)‖A‖₂², is
+    refused naming p). ``f_star``/``x_star`` default to 0
     and the least-squares solution when ``b`` is in the range of ``A``.
 
     >>> import numpy as np
@@ -1216,8 +1243,8 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     p = _check_p(p)
     check_choice("curvature", curvature, {"diagonal", "rank_one"})
     if f_star is None and x_star is None:
-        ls, res = _least_squares(A, b)
-        if res <= 1e-20 * max(1.0, float(b @ b)):
+        ls = _planted_solution(A, b)
+        if ls is not None:
             f_star, x_star = 0.0, ls
     L = 2.0 * (p - 1.0) * _spectral_norm_sq(A)
 

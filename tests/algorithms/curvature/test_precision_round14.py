@@ -1,0 +1,68 @@
+"""Round 14: curvature's steps and helpers answered right at valid extremes (red14b findings)."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.curvature import (
+    LCD1,
+    LCD2,
+    LCD3,
+    lcd1_step,
+    lcd2_gap,
+    lcd2_step,
+    lcd3_step,
+    lp_regression,
+    polyak_step,
+    squared_huber,
+    sum_of_squared_abs_linear,
+)
+
+
+@pytest.mark.parametrize("lam, g, D", [(1e-310, 1.0, 1.0), (1e-320, 1e38, 1e38), (1e-310, 1e30, 1.0),
+                                       (1e-300, 1.0, 1e38), (0.5, 1.0, 1.0)])
+def test_lcd2_gap_keeps_the_sum_at_a_subnormal_multiplier(lam, g, D):
+    # u = 1/(1/λ + D) was 0 once 1/λ overflowed: the whole sum was dropped (h = 0.0 for −1e-310)
+    with mpmath.workdps(50):
+        lam_, g_, D_ = mpmath.mpf(lam), mpmath.mpf(g), mpmath.mpf(D)
+        ref = -(g_**2 * lam_ * (2 + lam_ * D_) / (2 * (1 + lam_ * D_) ** 2))
+    got = lcd2_gap(lam, 0.0, np.array([g]), np.array([D]))
+    assert abs(got - ref) <= 1e-13 * abs(ref) + 5e-324
+
+
+def test_a_diagonal_curvature_is_exact_as_a_vector_or_a_matrix():
+    # eigh / lstsq rank cut-offs dropped the exact eigenvalue 1e-17 (LCD1), 1e-13 (LCD3: Degenerate)
+    x, g = np.zeros(2), np.array([1.0, 1.0])
+    assert lcd1_step(x, g, np.diag([1.0, 1e-17]), 0.0).tolist() == [-1.0, -1e17]
+    step, _ = lcd3_step(x, g, np.array([1.0, 1e-13]), 0.1)
+    t = 0.2 / (1 + 1e13) / (1 + np.sqrt(1 - 0.2 / (1 + 1e13)))
+    assert np.allclose(step, [-t, -t * 1e13], rtol=1e-12)
+    step, _ = lcd2_step(x, g, np.array([1.0, 1e-13]), 0.5 * (1 + 1e13))   # the equality case: Newton
+    assert np.allclose(step, [-1.0, -1e13], rtol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", [LCD1(), LCD2(), LCD3()])
+@pytest.mark.parametrize("small", [1e-9, 1e-7])
+def test_the_solvers_reach_x_star_on_a_widely_scaled_diagonal_problem(algorithm, small):
+    # A = diag(1, 1e-9): LCD1 MaxIters at [1, 0], LCD2 Success at [1, 8.75e8], LCD3 Degenerate
+    prob = sum_of_squared_abs_linear(np.diag([1.0, small]), np.array([1.0, 1.0]))
+    sol = solve(prob, algorithm, maxiters=50)
+    assert sol.retcode.name == "Success" and np.allclose(sol.x, [1.0, 1.0 / small], rtol=1e-8)
+
+
+def test_an_inconsistent_small_system_has_no_planted_optimum():
+    # the absolute floor 1e-20 took b of size 1e-12 (not in A's range) as planted, then refused f* = 0
+    A, b = np.array([[1.0], [1.0]]) * 1e-12, np.array([1.0, -1.0]) * 1e-12
+    assert squared_huber(A, b, delta=1e12).f_star is None and lp_regression(A, b, 3).f_star is None
+    A, b = np.array([[1.0], [2.0]]) * 1e-12, np.array([1.0, 2.0]) * 1e-12
+    assert squared_huber(A, b, delta=1e12).f_star == 0.0 and lp_regression(A, b, 3).f_star == 0.0
+
+
+def test_polyak_step_in_float32_computes_the_factor_in_float64():
+    # Δ/‖g‖² = 2.5e39 overflowed float32 before multiplying g = 2e-19: a step of 5e20 was refused
+    x, g = np.array([0.0], np.float32), np.array([2e-19], np.float32)
+    step = polyak_step(x, g, 100.0, float(np.float64(g[0]) ** 2))
+    assert step.dtype == np.float32 and np.isclose(step[0], -100.0 / float(g[0]), rtol=1e-6)
