@@ -63,7 +63,8 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
         raise ValueError(f"mu_g / l_g1 = {mu_g!r} / {l_g1!r} is too small: Theorem 4.2's series length "
                          f"({length:.3g}) exceeds 2**63 - 1")
     nearest = round(length)
-    if abs(length - nearest) <= 1e-9 * max(1.0, length):
+    if length > 2**50 or abs(length - nearest) <= 1e-9 * max(1.0, length):
+        # past 2**50 the float bound has no fractional digits left (2**-60 gave N 104 below the bound)
         # a bound at (or rounding-close to) an integer N: the float ceil gave N + 1 at T = 2**42, μ/l = 1/2
         # (exactly 63), so decide N >= bound exactly: (1 − μ/l)^(2N) · T³ <= 1
         return max(1, _least_length(horizon, mu_g, l_g1, nearest))
@@ -75,7 +76,7 @@ def _least_length(horizon: int, mu_g: float, l_g1: float, near: int) -> int:
     integers when 1 − μ/l = 1/b (the only case the bound can be an integer: a^(2N) T³ = b^(2N), a, b coprime,
     needs a = 1), else by the sign of the bound − near at 60 digits (it is then not an integer)."""
     rest = 1 - Fraction(mu_g) / Fraction(l_g1)
-    if rest.numerator == 1:
+    if rest.numerator == 1 and near <= 2**50:
         cube = horizon**3
         return min(n for n in (near - 1, near, near + 1) if n >= 0 and rest.denominator ** (2 * n) >= cube)
     with mpmath.workdps(60):

@@ -420,6 +420,10 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
         x0=x0, y0=y0, sigma=sigma, noise=noise)
 
 
+#: the drawn A's smallest eigenvalue may differ from mu_g by this fraction (A's float64 rounding)
+_SPECTRUM_RTOL = 1e-6
+
+
 @rebuilt_by_factory
 @allocates("dim_x", "dim_y")
 def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noise: str = "gaussian",
@@ -428,7 +432,10 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     """g(x, y) = ½ yᵀAy − yᵀBx, f(x, y) = ½‖y − b‖² + (reg/2)‖x‖², with spec(A) ⊂ [mu_g, l_g1].
 
     ``dim_x`` and ``dim_y`` are ints >= 1; ``sigma`` and ``hessian_sigma`` (finite floats >= 0) the oracle
-    noise levels, ``noise`` one of ``NOISE_KINDS``; ``mu_g`` <= ``l_g1`` finite floats > 0, ``reg`` >= 0;
+    noise levels, ``noise`` one of ``NOISE_KINDS``; ``mu_g`` <= ``l_g1`` finite floats > 0 with a ratio
+    ``l_g1 / mu_g`` of at most about 1e9 (A is held in float64: the drawn A's smallest eigenvalue must be mu_g
+    to within 1e-6·mu_g, else the pair is refused naming both; a ratio of 1e12 is off by 6e-4, 1e16 gave an
+    indefinite A), ``reg`` >= 0;
     ``seed`` an int in [0, 2**64); ``dtype`` numpy float32 or float64.
 
     A (with both ends of the spectrum attained), B and b are drawn from ``seed``. Then
@@ -451,6 +458,13 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     eigenvalues = np.linspace(mu_g, l_g1, dim_y) if dim_y > 1 else np.array([mu_g])
     A = (q * eigenvalues) @ q.T
     A = 0.5 * (A + A.T)
+    low = float(np.linalg.eigvalsh(A)[0])
+    if not abs(low - mu_g) <= _SPECTRUM_RTOL * mu_g:
+        # A's rounding (about eps·l_g1) moved the low end: l_g1/mu_g = 1e16 drew an indefinite A (λ_min −0.25)
+        # reported as mu_g = 1, and y*(x), Φ and ∇Φ were those of another problem
+        raise ValueError(f"mu_g = {mu_g!r} and l_g1 = {l_g1!r}: the float64 lower-level Hessian A drawn has "
+                         f"smallest eigenvalue {low:.6g}, not mu_g (its rounding, about 1e-16·l_g1, is past "
+                         f"{_SPECTRUM_RTOL:g}·mu_g); use a ratio l_g1 / mu_g of at most about 1e9")
     B = rng.standard_normal((dim_y, dim_x))
     b = rng.standard_normal(dim_y)
     try:
@@ -458,10 +472,10 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     except np.linalg.LinAlgError:  # mu_g = 5e-324, or l_g1 = 2**63 beside mu_g = 0.5: A rounds to singular
         raise ValueError(f"mu_g = {mu_g!r} and l_g1 = {l_g1!r} give a lower-level Hessian A (spectrum "
                          f"[mu_g, l_g1]) that is singular in floating point; use a ratio l_g1 / mu_g "
-                         f"below ~1e15") from None
+                         f"of at most about 1e9") from None
     if not np.all(np.isfinite(solve_map)):
         raise ValueError(f"mu_g = {mu_g!r} and l_g1 = {l_g1!r} give a lower-level solution map A⁻¹B "
-                         f"with non-finite entries; use a ratio l_g1 / mu_g below ~1e15")
+                         f"with non-finite entries; use a ratio l_g1 / mu_g of at most about 1e9")
     reg = float(reg)
 
     def grad_phi(x):

@@ -23,6 +23,8 @@ def _reference_terms(horizon: int, mu_g: float, l_g1: float) -> int:
 @pytest.mark.parametrize("horizon, mu_g, l_g1", [
     (2**42, 0.5, 1.0), (2**42, 1.0, 2.0), (2**58, 0.5, 1.0), (2**14, 7.0, 8.0), (2**18, 7.0, 8.0),
     (2**36, 7.0, 8.0), (9, 2.0, 3.0), (3**12, 2.0, 3.0), (4, 0.5, 1.0), (1, 0.5, 1.0),
-    (10**6, 0.5, 2.0), (2**63 - 1, 1e-12, 1.0), (1000, 1e-15, 1.0), (7, 1.0 - 1e-16, 1.0)])
+    (10**6, 0.5, 2.0), (2**63 - 1, 1e-12, 1.0), (1000, 1e-15, 1.0), (7, 1.0 - 1e-16, 1.0),
+    # past 2**53 the float bound is its rounding: 2**-60 gave N 104 below the bound (red14b)
+    (2, 2.0**-60, 1.0), (27, 2.0**-60, 1.0), (3, 1e-17, 1.0)])
 def test_neumann_terms_is_the_least_length(horizon, mu_g, l_g1):
     assert neumann_terms(horizon, mu_g, l_g1) == _reference_terms(horizon, mu_g, l_g1)

@@ -1,0 +1,22 @@
+"""Round 14: hierarchical's documented ranges held to (red14b findings)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algorithms.hierarchical import quadratic_bilevel
+
+
+@pytest.mark.parametrize("l_g1, seed", [(1e16, 5), (1e12, 0), (3.4e38, 1)])
+def test_quadratic_bilevel_refuses_a_ratio_whose_float64_A_misses_mu_g(l_g1, seed):
+    # l_g1/mu_g = 1e16 drew an indefinite A (min eigenvalue −0.25) reported as mu_g = 1
+    with pytest.raises(ValueError, match=r"^mu_g = 1\.0 and l_g1 = .*(smallest eigenvalue|singular)"):
+        quadratic_bilevel(mu_g=1.0, l_g1=l_g1, dim_y=4, seed=seed)
+
+
+@pytest.mark.parametrize("mu_g, l_g1", [(1.0, 1e9), (1.2e-38, 1.2e-38), (3.4e38, 3.4e38), (0.5, 2.0)])
+def test_quadratic_bilevel_attains_mu_g_inside_the_stated_ratio(mu_g, l_g1):
+    prob = quadratic_bilevel(mu_g=mu_g, l_g1=l_g1, dim_y=4, seed=5)
+    A = np.column_stack([prob.lower_hvp(prob.x0, prob.y0, e, None)[1] for e in np.eye(4)])
+    assert abs(np.linalg.eigvalsh(A)[0] - mu_g) <= 1e-6 * mu_g
