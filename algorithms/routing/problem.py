@@ -147,6 +147,20 @@ def _check_coords(coords: Any, minimum: int) -> np.ndarray:
     return coords
 
 
+def _check_int_demands(demands: Any) -> None:
+    """Int demands past 2**53 refused before the float64 cast (it rounded 2**53 + 1 to 2**53, then taken)."""
+    if isinstance(demands, list | tuple) and all(isinstance(v, int | np.integer) and not isinstance(v, bool)
+                                                 for v in demands):
+        values = [int(v) for v in demands]
+    elif isinstance(demands, np.ndarray) and demands.dtype.kind in "iu":
+        values = [int(v) for v in demands.reshape(-1)]
+    else:
+        return
+    for i, value in enumerate(values):
+        if abs(value) > 2**53:
+            raise ValueError(f"demands must be <= 2**53 (exact in float64), got demands[{i}] = {value}")
+
+
 def _distances(coords: np.ndarray) -> np.ndarray:
     diff = coords[:, None, :] - coords[None, :, :]
     return np.sqrt((diff**2).sum(-1))
@@ -218,6 +232,7 @@ class CVRPInstance(Problem):
         cap = int(cap)
         if cap > INT64_MAX:  # an integral float such as 1e308 passed the check above
             raise ValueError(f"capacity must be <= 2**63 - 1 (the demands' int64), got {self.capacity!r}")
+        _check_int_demands(self.demands)
         dem = as_float_array("demands", self.demands, ndim=1, dtype=np.float64)
         if dem.shape[0] == coords.shape[0] - 1:
             dem = np.concatenate([[0.0], dem])
@@ -663,6 +678,16 @@ def read_tsplib(text: str) -> TSPInstance:
         raise type(exc)(f"text: {exc}") from exc
 
 
+def _lib_number(token: str) -> int | float:
+    """A CVRPLIB number: an int when the token is an integer literal (exact at any size), else a float (an
+    integral float such as 5.0 is taken as the int 5)."""
+    try:
+        return int(token)
+    except ValueError:
+        value = float(token)
+        return int(value) if math.isfinite(value) and value == int(value) else value
+
+
 def read_cvrplib(text: str) -> CVRPInstance:
     """A :class:`CVRPInstance` from CVRPLIB text (the depot, ``DEPOT_SECTION``, moved to node 0): the
     keywords ``LIB_KEYWORDS`` and sections ``LIB_SECTIONS``, each at most once (another one, a DISTANCE or
@@ -675,10 +700,16 @@ def read_cvrplib(text: str) -> CVRPInstance:
     coords = _coords_from(sections, dim)
     rows = _rows_by_id(sections, "DEMAND_SECTION", dim, 2)
     try:
-        demands = np.array([float(r[1]) for r in rows])
-        cap = float(header["CAPACITY"])
+        # integers read as ints: float() rounded a DEMAND or CAPACITY of 2**53 + 1 (and 2**63 - 1 to 2**63)
+        demand_values = [_lib_number(r[1]) for r in rows]
+        cap = _lib_number(header["CAPACITY"])
     except (KeyError, ValueError, IndexError) as exc:
         raise ValueError(f"text: malformed DEMAND_SECTION or CAPACITY: {exc}") from exc
+    try:
+        _check_int_demands(demand_values)  # by the rows' order, before the depot moves to 0
+    except ValueError as exc:
+        raise ValueError(f"text: {exc}") from exc
+    demands = np.array([float(v) for v in demand_values])
     if not math.isfinite(cap):
         raise ValueError(f"text: CAPACITY must be a finite positive int, got {header['CAPACITY']!r}")
     depot = 0
@@ -697,6 +728,6 @@ def read_cvrplib(text: str) -> CVRPInstance:
         raise ValueError(f"text: DEPOT_SECTION names node {depot + 1}, outside 1..{dim}")
     order = [depot] + [i for i in range(dim) if i != depot]
     try:
-        return CVRPInstance(coords[order], demands[order], int(cap) if cap == int(cap) else cap)
+        return CVRPInstance(coords[order], demands[order], cap)
     except (ValueError, TypeError) as exc:  # named as the file's contents, the argument the caller passed
         raise type(exc)(f"text: {exc}") from exc

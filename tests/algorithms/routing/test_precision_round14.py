@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from algorithms import solve
-from algorithms.routing import TSPInstance, tsp_cost
+from algorithms.routing import CVRPInstance, TSPInstance, read_cvrplib, tsp_cost, write_cvrplib
 from algorithms.routing.held_karp import HeldKarp
 
 
@@ -38,3 +38,20 @@ def test_coords_whose_squared_distances_leave_the_normal_range_are_refused(scale
     coords = np.random.default_rng(3).random((6, 2)) * scale
     with pytest.raises(ValueError, match=r"^coords are too small in scale"):
         TSPInstance(coords)
+
+
+@pytest.mark.parametrize("demands, capacity", [([2**53 + 1, 1], 2**62),
+                                               (np.array([2**53 + 1, 1], dtype=np.int64), 2**53)])
+def test_int_demands_past_2_53_are_refused_before_the_float_cast(demands, capacity):
+    # 2**53 + 1 became 2**53 in the float64 cast and was taken (documented <= 2**53)
+    coords = np.random.default_rng(0).random((3, 2))
+    with pytest.raises(ValueError, match=r"^demands must be <= 2\*\*53"):
+        CVRPInstance(coords, demands, capacity)
+
+
+@pytest.mark.parametrize("capacity, demands", [(2**53 + 1, [0, 1, 2]), (2**63 - 1, [0, 1, 2**53])])
+def test_cvrplib_round_trips_integers_exactly(capacity, demands):
+    # read_cvrplib parsed CAPACITY and DEMAND with float(): 2**53 + 1 read back as 2**53, 2**63 - 1 refused
+    inst = CVRPInstance(np.random.default_rng(0).random((3, 2)), demands, capacity)
+    back = read_cvrplib(write_cvrplib(inst))
+    assert back.capacity == capacity and back.demands.tolist() == demands
