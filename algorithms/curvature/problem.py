@@ -906,6 +906,8 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
     Newton's method and lands on a minimizer in one step (Section 4, Appendix D.2).
     f* and x* come from least squares.
 
+    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+
     >>> import numpy as np
     >>> prob = sum_of_squared_abs_linear(np.eye(2), np.array([1.0, 2.0]))
     >>> prob.L_C, prob.f_star, prob.x_star.tolist()
@@ -919,6 +921,7 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
         r = A @ x - b
         return float(r @ r)
 
+    _check_residual_start(f, A, b, x0)
     with blamed_on(A=A, b=b):  # L = 2‖A‖² past the range was named L, which the caller never gave
         return CurvatureProblem(
             f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=lambda x: H, L_C=0.0, x0=x0,
@@ -936,6 +939,8 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     ∇φ = Aᵀr/‖r‖ (r = Ax − b), so C(y) = 2Aᵀrrᵀ A/‖r‖² (rank one; 0 where r = 0) and,
     since the Hessian is 2AᵀA ⪯ C(y) + 2‖A‖₂² I, L_C = 2‖A‖₂² (the sup over y of
     λ_max(2AᵀA − C(y)) reaches this value when n > d, so it cannot be lowered in general).
+
+    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
 
     >>> import numpy as np
     >>> prob = squared_norm_residual(np.eye(2), np.array([3.0, 4.0]))
@@ -958,6 +963,7 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
         v = A.T @ r
         return (2.0 / nr2) * np.outer(v, v)
 
+    _check_residual_start(f, A, b, x0)
     with blamed_on(A=A, b=b):
         return CurvatureProblem(
             f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=curvature, L_C=L, x0=x0,
@@ -1052,6 +1058,8 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
     ``f_star``/``x_star`` default to 0 and the least-squares solution when ``b`` is in the range
     of ``A`` (a planted model); otherwise pass them if known.
 
+    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+
     >>> import numpy as np
     >>> prob = squared_huber(np.eye(1), np.array([0.0]), delta=1.0, x0=np.array([0.5]))
     >>> prob.curvature_at(np.array([0.5])).tolist(), prob.L_C, prob.f_star
@@ -1084,6 +1092,7 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
         c = np.minimum(r * r, delta * delta)
         return A.T @ (c[:, None] * A)
 
+    _check_residual_start(f, A, b, x0)
     with blamed_on(delta=delta):
         return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=2.0 * delta * delta * norm2, x0=x0,
                                 f_star=f_star, x_star=x_star, L=3.0 * delta * delta * norm2,
@@ -1125,6 +1134,8 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
     ``p``: a real >= 2 with 2(p − 1) in the working range, so p <= 1.7e38 (3.4e38 is refused by name:
     L_C = 6.8e38); ``x0`` a non-empty finite vector with f(x0) finite.
 
+    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+
     >>> import numpy as np
     >>> prob = squared_lp_norm(2, x0=np.array([3.0, 4.0]))
     >>> prob.value(prob.x0), prob.curvature_at(prob.x0).tolist()
@@ -1163,6 +1174,8 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
     Hessian) or 2 (rank one). f* = 0 at x* = 0. ``p``: a real >= 2 for which f(x0) = Σ|x0ᵢ|^p stays
     finite and at most 3.4e38, and ∇f(x0) too (refused naming p or x0 otherwise: max |x0ᵢ| = 2 allows p
     up to about 120, max |x0ᵢ| <= 1 any p up to 3.4e38).
+
+    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
 
     >>> import numpy as np
     >>> prob = lp_norm_power(3, x0=np.array([1.0, -2.0]))
@@ -1209,6 +1222,28 @@ def _check_start_value(f: Callable[[np.ndarray], float], x0: np.ndarray, p: floa
     if not math.isfinite(value):
         raise ValueError(f"p = {p!r} is too large for x0 (max |x0_i| = {float(np.max(np.abs(x0))):.3g}): "
                          f"f(x0) overflows to {value!r}")
+    _check_resolved_start(value, bool(np.any(x0)), f"x0 (max |x0_i| = {float(np.max(np.abs(x0))):.3g}, "
+                                                   f"p = {p:g})")
+
+
+def _check_resolved_start(value: float, away: bool, where: str) -> None:
+    """Refuse, naming ``x0``, a start away from the minimizer (``away``: x0 ≠ 0, or Ax0 − b ≠ 0) whose f(x0)
+    underflows float64's normal range: f(x0) = 0 read as f* and the solves reported Success at x0 with 0
+    iterations (lp_norm_power(200, x0=[1e-3]): f = 1e-600; ‖x‖² at x0 = 1e-170)."""
+    if away and value < np.finfo(np.float64).tiny:
+        raise ValueError(f"x0 is too close to the minimizer for float64: {where} is nonzero but f(x0) = "
+                         f"{float(value)!r} underflows (below 2.2e-308), f cannot tell x0 from x*; rescale "
+                         f"the problem (x0, or A and b) or start farther out")
+
+
+def _check_residual_start(f: Callable[[np.ndarray], float], A: np.ndarray, b: np.ndarray,
+                          x0: np.ndarray) -> None:
+    """``_check_resolved_start`` for the (A, b) families: away from x* where A x0 − b ≠ 0."""
+    r0 = A @ np.asarray(x0, np.float64) - b
+    with np.errstate(under="ignore"):
+        value = f(x0)
+    _check_resolved_start(value, bool(np.any(r0)), f"the residual A x0 − b (max |r| = "
+                                                   f"{float(np.max(np.abs(r0))):.3g})")
 
 
 def _check_p(p: Any) -> float:
@@ -1233,6 +1268,8 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     range [1.18e-38, 3.4e38] (so ‖A‖₂ >= about 7.7e-20 at p = 2: a smaller A, or a larger 2(p − 1)‖A‖₂², is
     refused naming p). ``f_star``/``x_star`` default to 0
     and the least-squares solution when ``b`` is in the range of ``A``.
+
+    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
 
     >>> import numpy as np
     >>> prob = lp_regression(np.eye(2), np.array([1.0, 1.0]), p=3)
@@ -1265,6 +1302,7 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
         u = A.T @ (g / N)
         return 2.0 * np.outer(u, u)
 
+    _check_residual_start(f, A, b, x0)
     with blamed_on(p=p):
         return CurvatureProblem(f=f, grad=grad, curvature=curv, L_C=L, x0=x0, f_star=f_star,
                                 x_star=x_star, L=L, name=f"‖Ax − b‖_{p:g}² ({curvature} C)")

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algorithms.curvature import lcd1_step
+from algorithms.curvature import (
+    lcd1_step,
+    lp_norm_power,
+    lp_regression,
+    squared_huber,
+    squared_lp_norm,
+    squared_norm_residual,
+    sum_of_squared_abs_linear,
+)
 
 
 @pytest.mark.parametrize("scale", [1e-9, 1e-30, 1.0, 1e30])
@@ -15,3 +23,17 @@ def test_an_invalid_curvature_is_refused_at_every_scale(scale, C, words):
     # max(1, max|C|) as the scale took an indefinite or asymmetric C of 1e-9 (refused at scale 1)
     with pytest.raises(ValueError, match=rf"^C must be {words}"):
         lcd1_step(np.zeros(2), np.ones(2), scale * np.array(C), 0.0)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: lp_norm_power(200, x0=np.array([1e-3])), lambda: lp_norm_power(2, x0=np.array([1e-170])),
+    lambda: squared_lp_norm(2, x0=np.array([1e-170])),
+    lambda: lp_norm_power(3, x0=np.array([1e-120, 1e-120])),
+    lambda: squared_norm_residual(np.eye(2), np.array([1e-170, 0.0])),
+    lambda: sum_of_squared_abs_linear(np.eye(2), np.array([1e-170, 0.0])),
+    lambda: squared_huber(np.eye(2), np.array([1e-80, 0.0])),
+    lambda: lp_regression(np.eye(2), np.array([1e-170, 0.0]), 3)])
+def test_a_start_whose_f_underflows_away_from_x_star_is_refused(build):
+    # f(x0) = 1e-600 rounded to 0 = f*: LCD2/LCD3/Polyak reported Success at x0 with 0 iterations
+    with pytest.raises(ValueError, match=r"^x0 is too close to the minimizer for float64"):
+        build()
