@@ -341,6 +341,11 @@ class LogDet(_IndexFunction):
     between the Gaussian variables of S and of the rest for covariance I + K: non-negative,
     submodular, not monotone (f(∅) = f(V) = 0).
 
+    log det(I + K_S) is Σ log(1 + λᵢ) over K_S's eigenvalues at its numerical rank: an eigenvalue below
+    |S|·eps·λ_max(K_S) is rounding (eigh's, or the kernel's own for a rank-deficient K built in floats) and
+    counts as 0, except where K_S is diagonal, whose eigenvalues are its exact entries (diag(1e30, 1) gives
+    log(1 + 1e30) + log 2).
+
     >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
     >>> round(LogDet(K)(frozenset({0})), 6), round(LogDet(K, monotone=False)(frozenset({0})), 6)
     (1.098612, 0.117783)
@@ -372,7 +377,11 @@ class LogDet(_IndexFunction):
         # Σ log(1 + λᵢ(K_S)) with K_S's numerical rank (eigenvalues below |S| eps λ_max are rounding, 0):
         # slogdet of I + K_S dropped its sign, and at K ×1e20 a dependent element's rounding-level eigenvalue
         # gained ~9 (a rank-2 kernel scored 267 > its bound; Diverged at ×1e17)
-        lam = np.linalg.eigvalsh(self._kernel64[np.ix_(index, index)])
+        block = self._kernel64[np.ix_(index, index)]
+        diagonal = np.diagonal(block)
+        if not np.any(block - np.diag(diagonal)):  # exact eigenvalues: the cut-off dropped diag(1e30, 1)'s 1
+            return float(np.log1p(np.maximum(diagonal, 0.0)).sum())
+        lam = np.linalg.eigvalsh(block)
         lam = np.where(lam > len(index) * np.finfo(np.float64).eps * max(float(lam[-1]), 0.0), lam, 0.0)
         return float(np.log1p(lam).sum())
 
@@ -402,7 +411,7 @@ class LogDet(_IndexFunction):
             cross = scipy.linalg.solve_triangular(low_t, cross.T, lower=True)
             rho2 = np.linalg.svd(cross, compute_uv=False) ** 2
             if rho2.max(initial=0.0) <= 0.5:  # 1 − ρ² well conditioned: every digit of each term kept
-                return float(-np.log1p(-rho2).sum())
+                return float(-np.log1p(-rho2).sum()) + 0.0  # + 0.0: not -0.0 where every ρ is 0
         # large correlations: the value is >= log 2, and the log-dets' rounding is small beside it
         return max(inside_logdet + self._logdet(outside) - self._total, 0.0)  # >= 0 up to round-off
 

@@ -238,7 +238,8 @@ def refuse_increasing_returns(f: Callable[[frozenset], Any], A: frozenset, B: fr
     values = (fa, fae, fb, fbe)
     if not all(math.isfinite(v) and v >= 0 for v in values):
         return False
-    tol = 1e-9 * max(1.0, *map(abs, values))
+    # relative to f's own values: max(1, ·) passed f(S) = 1e-12·|S|² (refused at scale 1) as submodular
+    tol = 1e-9 * max(map(abs, values))
     if fae - fa < fbe - fb - tol:
         raise ValueError(
             f"f must be submodular (diminishing returns): f(A ∪ {{e}}) − f(A) = {fae - fa:.6g} < "

@@ -39,3 +39,13 @@ def test_facility_location_sums_float32_similarities_in_float64():
     assert FacilityLocation(sim)(frozenset({0, 1})) == float(sim.astype(np.float64)[:, :2].max(axis=1).sum())
     huge = np.full((3, 2), 3.4e38, dtype=np.float32)  # 3 customers at float32's top: inf in float32
     assert FacilityLocation(huge)(frozenset({0})) == 3 * float(np.float32(3.4e38))
+
+
+@pytest.mark.parametrize("diagonal, subset, expected", [
+    ([1e30, 1.0], {0, 1}, mpmath.log(1 + mpmath.mpf(1e30)) + mpmath.log(2)),
+    ([1e20, 1e-3, 5.0], {0, 1, 2},
+     mpmath.log(1 + mpmath.mpf(1e20)) + mpmath.log1p(mpmath.mpf(1e-3)) + mpmath.log(6))])
+def test_logdet_of_a_diagonal_kernel_keeps_its_small_exact_eigenvalues(diagonal, subset, expected):
+    # the numerical-rank cut-off (|S| eps λ_max) dropped the exact eigenvalue 1 beside 1e30
+    assert abs(LogDet(np.diag(diagonal))(frozenset(subset)) - expected) <= 1e-15 * expected
+    assert LogDet(np.diag(diagonal), monotone=False)(frozenset({1})) == 0.0   # independent: no information
