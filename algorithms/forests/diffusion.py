@@ -160,7 +160,8 @@ def _check_kernel(K: Any) -> Any:
     # symmetry is documented (eigsh reads one triangle only): a non-symmetric K would be misread
     # silently. 1e-8 relative is far above the round-off of a kernel built as a matrix product.
     asym = abs(K - K.T).max() if sp.issparse(K) else float(np.abs(K - K.T).max(initial=0.0))
-    scale = max(1.0, float(np.abs(data).max(initial=0.0)))
+    # relative to K's own entries: max(1, ·) took a kernel of 1e-10 with K − Kᵀ = 0.8e-10 (refused at scale 1)
+    scale = float(np.abs(data).max(initial=0.0))
     # at the kernel's own rounding: a float32 A·Aᵀ is asymmetric by ~eps32 relative and was refused
     kind = K.dtype if K.dtype.kind == "f" else np.dtype(np.float64)
     if asym > max(1e-8, 8 * float(np.finfo(kind).eps)) * scale:

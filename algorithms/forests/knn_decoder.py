@@ -9,7 +9,10 @@ distance in Z is the diffusion distance), weighted by inverse distance w ∝ 1/�
     x̂₀ⱼ = argmax_c Σ_{i: x̃ᵢⱼ = c} wᵢ       (categorical j, ties broken at random).
 
 Gap the paper leaves: a neighbour at distance 0 would get infinite weight; the neighbours at
-distance 0 then share the weight equally. Theorem 4.4: with k → ∞ and k/n → 0 the decoder is
+distance 0 then share the weight equally. "Distance 0" is up to round-off: at most 1e-12·max(1, the largest
+neighbour distance of the batch), an absolute 1e-12 for an embedding of scale below 1 (so every neighbour of
+an embedding of scale 1e-13 counts as distance 0 and they share the weight; rescale Z to decode it by
+inverse distance). Theorem 4.4: with k → ∞ and k/n → 0 the decoder is
 universally consistent.
 
 References
