@@ -115,11 +115,13 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
         raise ValueError(f"predictor must be a torch tensor of shape ({model.in_features},), got {shape}")
     check_float_tensor("predictor", predictor, allow_half=False)  # NaN would give a NaN network silently
     # ‖w/max|w|‖ times max|w|: ‖w‖ squared 1e-200 to 0, and a nonzero predictor was factorized as θ = 0
-    largest = predictor.abs().max()
-    unit = predictor / largest if float(largest) > 0 else torch.zeros_like(predictor)
+    # in float64, cast at the end: a float32 w near float32's top had ρ = ‖w‖ = inf, θ = inf (s = ρ^(1/L) fit)
+    w64 = predictor.to(torch.float64)
+    largest = w64.abs().max()
+    unit = w64 / largest if float(largest) > 0 else torch.zeros_like(w64)
     rho = largest * torch.linalg.vector_norm(unit)
-    scale = rho ** (1.0 / model.depth)
-    direction = unit / torch.linalg.vector_norm(unit) if float(largest) > 0 else unit
+    scale = float(rho ** (1.0 / model.depth))
+    direction = (unit / torch.linalg.vector_norm(unit) if float(largest) > 0 else unit).to(predictor.dtype)
     blocks = []
     c = torch.zeros(model.widths[-1], dtype=predictor.dtype)
     c[0] = scale
@@ -128,7 +130,7 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
     for layer in range(1, model.depth):
         A = torch.zeros(sizes[layer], sizes[layer - 1], dtype=predictor.dtype)
         if layer == 1:
-            A[0] = scale * direction
+            A[0] = (scale * direction.to(torch.float64)).to(predictor.dtype)
         else:
             A[0, 0] = scale
         blocks.append(A.reshape(-1))
@@ -157,7 +159,10 @@ def relaxed_first_layer_solve(problem: UnlearningProblem) -> torch.Tensor:
 @dataclass(frozen=True)
 class DeepLinearOG(Algorithm):
     """Theorem 3's relaxed solve (``complexity="predictor"``), or with Theorem 4's re-factoring
-    (``complexity="parameter"``), for a :class:`~algorithms.unlearning.DeepLinear` model."""
+    (``complexity="parameter"``), for a :class:`~algorithms.unlearning.DeepLinear` model.
+
+    The retained gradients' span has a numerical-rank cut: singular values at or below 1e-10 of the largest
+    count as zero (gradients whose scales differ by more than 1e10 span the larger directions only)."""
 
     complexity: str = "predictor"
 

@@ -93,7 +93,10 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
 
     ``gradients`` has one gradient per row (k, d), in ``theta``'s dtype (float32 or float64; another
     dtype is refused by name, not mixed in); its span is found by an SVD (rank-revealing,
-    so repeated or dependent gradients are fine); k = 0 rows (no gradients: Δ is free) gives
+    so repeated or dependent gradients are fine): a direction whose singular value is at or below
+    max(1e-10, max(k, d)·eps)·σ_max counts as zero (a numerical-rank cut: gradients whose scales differ by
+    more than 1e10, e.g. rows of 1e6 and 1e-6, are taken as spanning the larger directions only);
+    k = 0 rows (no gradients: Δ is free) gives
     θ − θ/(1+λ). ``lam`` = ∞ returns θ unchanged; a finite ``lam`` is at most 3.4e38 (the working range:
     1e308 is refused; 0 and ∞ are the limits).
 
@@ -225,7 +228,8 @@ class MinNormOG(Algorithm):
     tuple (a list is kept as a tuple) of them, λ_t for iteration t, the last repeating;
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
     ``lr`` 0 or at least 1.18e-38, at most 3.4e38 (a step size; 0: projections only); ``optimizer`` "sgd" or
-    "adam".
+    "adam". Each projection is :func:`orthogonal_gradient_step`'s, with its numerical-rank cut (gradient
+    directions at or below 1e-10 of the largest singular value count as zero).
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
     """

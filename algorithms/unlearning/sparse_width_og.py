@@ -109,7 +109,10 @@ def sparse_output_weights(features: torch.Tensor, y: torch.Tensor) -> tuple[torc
 
 @dataclass(frozen=True)
 class SparseWidthOG(Algorithm):
-    """Theorem 5's relaxed solve (output layer only, ≤ s active neurons); ``prune`` applies Corollary 1."""
+    """Theorem 5's relaxed solve (output layer only, ≤ s active neurons); ``prune`` applies Corollary 1.
+
+    The rank s of the retained features has a numerical-rank cut: pivots at or below 1e-10 of the largest
+    count as zero (features whose scales differ by more than 1e10 count as dependent)."""
 
     prune: bool = True
 

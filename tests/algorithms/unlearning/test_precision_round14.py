@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
+import torch
 
-from algorithms.unlearning import strength_schedule
+from algorithms.unlearning import DeepLinear, balanced_factorization, strength_schedule
 
 _TOP = Fraction(3.4028234663852886e38)
 
@@ -27,3 +29,12 @@ def test_strength_schedule_is_the_float_nearest_each_exact_strength(lambda_reg, 
     for got, ref in zip(strength_schedule(lambda_reg, gamma_reg, 60), _reference(lambda_reg, gamma_reg, 60)):
         assert got == float(ref) or (ref == _TOP and got == float(_TOP)), (got, float(ref))
     assert strength_schedule(lambda_reg, gamma_reg, 3, final_descent=1)[-1] == math.inf
+
+
+def test_balanced_factorization_of_a_float32_predictor_near_its_top():
+    # ρ = ‖w‖ = 4.2e38 overflowed float32: θ was inf (s = ρ^(1/3) = 7.5e12 fits)
+    net = DeepLinear(2, (2, 3), seed=0, dtype=torch.float32)
+    theta = balanced_factorization(net, torch.tensor([3e38, 3e38], dtype=torch.float32))
+    rho = math.hypot(float(np.float32(3e38)), float(np.float32(3e38)))
+    assert theta.dtype == torch.float32 and bool(torch.isfinite(theta).all())
+    assert math.isclose(float(theta.double() @ theta.double()), 3 * rho ** (2 / 3), rel_tol=1e-6)
