@@ -126,6 +126,12 @@ register_results(PAPER, [
 # vertices) is found with exact rational linear algebra (flint fmpq_mat).
 #: (number of points N, largest |curvature| D): every integer curvature sequence in {−D..D}^{N−2}
 CERT_FAMILY = ((3, 3), (4, 3), (5, 2), (6, 1))
+
+
+def _largest_zero_threshold(x, y) -> float:
+    """The largest of the solvers' per-point curvature zero thresholds (``_slope_tol``, local since round 14;
+    a claim's control patches it to a number): the slack of the bounds below, at most the old global one."""
+    return float(np.max(np.asarray(_slope_tol(x, y), dtype=np.float64), initial=1e-309))
 CERT_P_HIGH = Fraction(99, 100)   # short runs: certified for p in (0, 99/100]; at p = 1 ties appear
 
 
@@ -1113,11 +1119,12 @@ def _check_sparsest(ctx: Context, *, p_override: float | None) -> Outcome:
         counts = [f.num_knots for f in brute.original]
         # Interpolation tolerance, derived from the brute force's own thresholds (scale-invariant): it
         # accepts exact solves with residual ≤ 1e-9·max|y|, then drops slope changes below the shared
-        # zero threshold τ = _slope_tol(x, y) = 1e-9·max|y|/min gap; each dropped jump moves f on the
-        # data by ≤ τ·ptp(x), and at most N - 2 are dropped. Measured on 400 draws: max residual
-        # 2.8e-12·max|y| (dropped jumps are rounding, ~1e-15); a non-interpolant misses by the data scale.
-        res_bound = (1e-9 * float(np.max(np.abs(y))) + (x.size - 2) * _slope_tol(x, y) * float(np.ptp(x))
-                     + 1e-300)
+        # zero threshold τ <= _largest_zero_threshold(x, y) (<= 1e-9·max|y|/min gap); each dropped jump
+        # moves f on the data by ≤ τ·ptp(x), and at most N - 2 are dropped. Measured on 400 draws: max
+        # residual 2.8e-12·max|y| (dropped jumps are rounding, ~1e-15); a non-interpolant misses by the
+        # data scale.
+        res_bound = (1e-9 * float(np.max(np.abs(y)))
+                     + (x.size - 2) * _largest_zero_threshold(x, y) * float(np.ptp(x)) + 1e-300)
         for f in brute.original:
             assert np.max(np.abs(f(prob.x) - prob.y)) <= res_bound, "a brute-force minimizer misses the data"
         assert all(k == k0 for k in counts), (
@@ -1780,8 +1787,9 @@ def _check_l1_lipschitz(ctx: Context, *, tighten: float) -> Outcome:
         spline_miss = float(np.max(np.abs(spline(x64) - y64)))
         assert spline_miss <= 1e-9 * max(1.0, float(np.max(np.abs(y64)))), (
             f"linear spline misses by {spline_miss}")
-        assert abs(spline.vp(1.0) - total_curvature) <= 1e-9 * max(total_curvature, 1e-300) + _slope_tol(
-            x64, y64), f"linear spline: V_1 = {spline.vp(1.0):.12g} != Σ|Δ| = {total_curvature:.12g}"
+        assert abs(spline.vp(1.0) - total_curvature) <= 1e-9 * max(total_curvature, 1e-300) + (
+            _largest_zero_threshold(x64, y64)), (
+            f"linear spline: V_1 = {spline.vp(1.0):.12g} != Σ|Δ| = {total_curvature:.12g}")
         brute = solve(prob, BruteForceVp(extra_knots=extra))
         assert brute.successful, brute.retcode
         for f in brute.original:
@@ -1800,7 +1808,7 @@ def _check_l1_lipschitz(ctx: Context, *, tighten: float) -> Outcome:
             bound = tighten * float(np.max(np.abs(s)))
             # slopes of the same interpolant from an exact solve: ~1e-13 relative, plus an absolute ~1e-16·
             # max|y|/gap (constant data give slopes ~1e-17): below _slope_tol a slope counts as 0
-            assert lipschitz <= bound * (1 + 1e-9) + _slope_tol(x64, y64), (
+            assert lipschitz <= bound * (1 + 1e-9) + _largest_zero_threshold(x64, y64), (
                 f"p = {p:.4g}: Lipschitz constant {lipschitz:.12g} > {tighten:g}·max|s_i| = {bound:.12g}")
             worst["max_v1_relative_gap"] = max(worst["max_v1_relative_gap"], float(f"{abs(v1_gap):.3g}"))
             ratio = lipschitz / max(float(np.max(np.abs(s))), 1e-300)
@@ -2379,7 +2387,8 @@ register(Claim(
     check=partial(_check_units, sabotage=False),
     control=partial(_check_units, sabotage=True),
     control_description=(
-        "The shared zero threshold for curvatures made absolute (1e-9 instead of 1e-9·max|y|/min gap): at "
+        "The shared zero threshold for curvatures made absolute (1e-9 instead of 1e-9·max(σ_{i-1}, σ_i), "
+        "σ_j = max(|y_j|, |y_{j+1}|)/gap_j): at "
         "outputs of size 1e-12 every curvature counts as zero and the solvers return a line that does not "
         "interpolate, so the rescaled solutions differ."),
 ))
@@ -3507,7 +3516,8 @@ def _check_documented_rules(ctx: Context, *, sabotage: bool) -> Outcome:
         return original(x, y, W, b, v, a, c, prune_tol=prune_tol, merge_tol=merge_tol / float(np.ptp(x)))
 
     # network_to_cpwl's default merge tolerance 1e-9 · max(1, max|t_k|) and discrete_curvature's zero
-    # threshold 1e-9 · max|y| / min gap, each at 0.6 and 1.5 times itself (documented literals; both sides
+    # threshold 1e-9 · max(σ_{i-1}, σ_i), σ_j = max(|y_j|, |y_{j+1}|)/gap_j (= 1e-9 · max|y| on these unit
+    # gaps), each at 0.6 and 1.5 times itself (documented literals; both sides
     # are far from rounding: knots are exact floats here, the curvatures carry ~1e-16 relative error)
     for t0 in (0.3, 1000.0):
         tol = 1e-9 * max(1.0, t0)
@@ -3570,8 +3580,9 @@ register(Claim(
         "family; the count alone for the pair that stays two) and fits the data to 1e-12 · max(1, "
         "max|y|), as its reported residual says. network_to_cpwl's default merge tolerance 1e-9 · max(1, "
         "max|t|) merges knots 0.6 times it apart and keeps 1.5 times apart (at t = 0.3 and 1000), and "
-        "discrete_curvature zeroes a slope change of 0.6 times its documented threshold 1e-9 · max|y| / min "
-        "gap and keeps 1.5 times (max|y| = 1 and 1e6)."),
+        "discrete_curvature zeroes a slope change of 0.6 times its documented threshold 1e-9 · max(σ_{i-1}, "
+        "σ_i), σ_j = max(|y_j|, |y_{j+1}|)/(x_{j+1} − x_j) (1e-9 · max|y| on these unit gaps), and keeps 1.5 "
+        "times (max|y| = 1 and 1e6)."),
     kind=Kind.NUMERIC,
     check=partial(_check_documented_rules, sabotage=False),
     control=partial(_check_documented_rules, sabotage=True),

@@ -30,7 +30,13 @@ from typing import Any
 import torch
 from torch.func import functional_call, grad_and_value, jacfwd, jacrev, jvp, vmap
 
-from algorithms._validation import UserCallableError, check_finite_data, check_takes, refuse_sparse
+from algorithms._validation import (
+    UserCallableError,
+    check_finite_data,
+    check_takes,
+    precision_rank,
+    refuse_sparse,
+)
 
 __all__ = [
     "flat_forward",
@@ -308,7 +314,7 @@ def _check_finite_loss(name: str, value: Any, theta: torch.Tensor | None = None)
         got = (f"shape {tuple(value.shape)}, dtype {value.dtype}" if isinstance(value, torch.Tensor)
                else type(value).__name__)
         raise TypeError(f"{name} must return a scalar (a 0-d real floating tensor), got {got}")
-    if theta is not None and torch.finfo(value.dtype).bits < torch.finfo(theta.dtype).bits:
+    if theta is not None and precision_rank(value) < precision_rank(theta):
         raise TypeError(f"{name} must return a value of theta's precision {theta.dtype}, got {value.dtype} "
                         f"(its derivatives would be computed through the rounded value)")
     try:
@@ -321,7 +327,7 @@ def _check_finite_loss(name: str, value: Any, theta: torch.Tensor | None = None)
 
 def _check_precision(values: torch.Tensor, theta: torch.Tensor) -> None:
     """Per-sample losses at least as precise as θ (as :func:`_check_finite_loss`'s)."""
-    if values.is_floating_point() and torch.finfo(values.dtype).bits < torch.finfo(theta.dtype).bits:
+    if values.is_floating_point() and precision_rank(values) < precision_rank(theta):
         raise TypeError(f"sample_loss must return values of theta's precision {theta.dtype}, got "
                         f"{values.dtype} (its derivatives would be computed through the rounded values)")
 

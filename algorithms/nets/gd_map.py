@@ -63,6 +63,7 @@ from algorithms._validation import (
     check_takes,
     check_working_range,
     checked_fields,
+    precision_rank,
     refuse_sparse,
     revalidate_if_reassigned,
     store_plain_scalars,
@@ -168,7 +169,7 @@ def _check_value(value: Any, theta: torch.Tensor | None = None) -> None:
         got = (f"shape {tuple(value.shape)}, dtype {value.dtype}" if isinstance(value, torch.Tensor)
                else type(value).__name__)
         raise TypeError(f"fn must return a scalar (a 0-d real floating tensor), got {got}")
-    if theta is not None and torch.finfo(value.dtype).bits < torch.finfo(theta.dtype).bits:
+    if theta is not None and precision_rank(value) < precision_rank(theta):
         raise TypeError(f"fn must return a value of theta's precision {theta.dtype}, got {value.dtype} (its "
                         f"derivatives would be computed through the rounded value)")
     if not bool(torch.isfinite(value).all()):
@@ -469,8 +470,11 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
 
     ``method="slogdet"`` factorizes I − ηH (LU); ``method="eigvalsh"`` uses the
-    product formula det = Π_i (1 − ηλ_i) over the Hessian eigenvalues. A
-    singular matrix gives ``(0.0, -inf)``.
+    product formula det = Π_i (1 − ηλ_i) over the Hessian eigenvalues, each log as log1p(−ηλ_i). A
+    singular matrix gives ``(0.0, -inf)``. Where η·‖H‖_F < 1/2 every factor 1 − ηλ_i lies within 1/2 of 1
+    and the LU's rounding (about d·1e-16, absolute) would swamp a log-det of −η·tr H (lr = 1.2e-38: 0.0
+    instead of ~−1e-38), so ``slogdet`` takes the product formula there too: the answer keeps its relative
+    accuracy at every step size.
 
     >>> fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)
     >>> sign, logdet = exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), lr=0.5)
@@ -482,6 +486,8 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
         raise ValueError(f"method must be one of ['eigvalsh', 'slogdet'], got {method!r}")
     if method == "slogdet":
         H = hessian_matrix(fn, theta).to(torch.float64)
+        if float(lr * torch.linalg.matrix_norm(H)) < 0.5:      # the LU's rounding swamps log det (see above)
+            return _logabsdet_by_eigenvalues(torch.linalg.eigvalsh(H), lr)
         eye = torch.eye(H.shape[0], dtype=H.dtype)
         J = eye - lr * H
         if not bool(torch.isfinite(J).all()):
@@ -490,15 +496,25 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
             return float(sign), float(logabsdet) + H.shape[0] * math.log(lr)
         sign, logabsdet = torch.linalg.slogdet(J)
         return float(sign), float(logabsdet)
-    eigenvalues = hessian_eigenvalues(fn, theta)
-    factors = 1.0 - lr * eigenvalues
+    return _logabsdet_by_eigenvalues(hessian_eigenvalues(fn, theta), lr)
+
+
+def _logabsdet_by_eigenvalues(eigenvalues: torch.Tensor, lr: float) -> tuple[float, float]:
+    """(sign, Σ log|1 − ηλ_i|), each term log1p(−ηλ_i) where |ηλ_i| < 1/2 (log(1 − ηλ) lost all of
+    −ηλ = −1e-38 to the rounding of 1 − ηλ), log|1 − ηλ_i| elsewhere (η(1/η − λ) where ηλ overflows)."""
+    products = lr * eigenvalues
+    factors = 1.0 - products
     scale = 0.0
     if not bool(torch.isfinite(factors).all()):    # η·λ overflowed: 1 − ηλ = η (1/η − λ)
         factors, scale = 1.0 / lr - eigenvalues, eigenvalues.numel() * math.log(lr)
+        products = torch.full_like(factors, math.inf)      # no term takes log1p
     if bool((factors == 0).any()):
         return 0.0, -math.inf
     sign = float(torch.prod(torch.sign(factors)))
-    return sign, float(torch.log(torch.abs(factors)).sum()) + scale
+    near_one = products.abs() < 0.5
+    logs = torch.where(near_one, torch.log1p(-torch.where(near_one, products, torch.zeros_like(products))),
+                       torch.log(torch.abs(factors)))
+    return sign, float(torch.sum(logs)) + scale
 
 
 def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None = None) -> np.ndarray:

@@ -140,8 +140,9 @@ class TwoLayerTraining(Problem):
     ``X`` (n, d); ``y`` (n,) class indices ``0..K-1``, every class present
     (``n_classes`` fixes K; binary losses need K = 2); ``width`` hidden units;
     ``init_scale`` ε > 0 whose drawn weights stay inside the working range (<= 3.4e38); ``init``
-    "balanced", "data" or "gaussian"; ``init_noise`` >= 0 perturbs
-    ``init="data"``; ``hidden_bias`` adds ``b``.
+    "balanced", "data" or "gaussian"; ``init_noise`` >= 0 (any value in [0, 3.4e38]) perturbs
+    ``init="data"`` and must be 0 with another ``init`` (a positive one is refused naming init_noise);
+    ``hidden_bias`` adds ``b``.
     """
 
     X: Any

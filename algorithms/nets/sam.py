@@ -150,7 +150,9 @@ class SAM(torch.optim.Optimizer):
     """Sharpness-aware minimization around a base optimizer (default ``torch.optim.SGD``).
 
     ``SAM(params, base_optimizer=torch.optim.SGD, rho=0.05, normalize=True, **kwargs)``:
-    ``kwargs`` are the base optimizer's own keywords (``lr``, ``momentum``, ...), and the
+    ``kwargs`` are the base optimizer's own keywords (``lr``, ``momentum``, ...; torch's flags
+    ``capturable=True`` and ``differentiable=True`` are refused (ValueError naming the flag) on every
+    device, CUDA included: the steps run outside CUDA graphs and outside autograd), and the
     base optimizer shares SAM's parameter groups. ``step(closure)`` needs a closure that
     computes the mini-batch loss, calls ``backward`` and returns the loss; it is evaluated twice
     (at θ and at θ + ε), the gradients zeroed by ``step`` before each evaluation. Or call
@@ -299,10 +301,18 @@ class SAM(torch.optim.Optimizer):
 
     @torch.no_grad()
     def _grad_norm(self) -> torch.Tensor:
-        norms = [p.grad.norm(p=2) for g in self.param_groups for p in g["params"] if p.grad is not None]
-        if not norms:
+        grads = [p.grad for g in self.param_groups for p in g["params"] if p.grad is not None]
+        if not grads:
             return torch.tensor(0.0)
-        return torch.linalg.vector_norm(torch.stack(norms), 2)
+        norm = torch.linalg.vector_norm(torch.stack([grad.norm(p=2) for grad in grads]), 2)
+        if bool(torch.isfinite(norm)) or not all(bool(torch.isfinite(grad).all()) for grad in grads):
+            return norm
+        # finite gradients whose squares overflowed (float32 entries past ~1e19): ‖g‖ was inf, so ε = 0 and
+        # the step was the base optimizer's alone, under a warning about NaN/inf gradients. Taken at unit
+        # scale, as a float64 number (the norm itself may pass float32's range)
+        top = max(float(grad.abs().amax()) for grad in grads if grad.numel())
+        total = math.fsum(float(torch.linalg.vector_norm(grad / top)) ** 2 for grad in grads)
+        return torch.tensor(top * math.sqrt(total), dtype=torch.float64)
 
     def _check_groups(self) -> None:
         """``lr``, ``rho`` and ``normalize`` of every group as they are now: a user or an LR scheduler edits

@@ -463,22 +463,32 @@ def _data64(problem: InterpolationProblem) -> tuple[np.ndarray, np.ndarray]:
     return problem.x.astype(np.float64), problem.y.astype(np.float64)
 
 
-def _slope_tol(x: np.ndarray, y: np.ndarray) -> float:
-    """Slope (and slope-change) magnitudes below this are zero: ``1e-9 · max|y| / min gap``.
+def _slope_tol(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per interior point x_i, slope changes ``Δ_i`` at most this are zero: ``1e-9 · max(σ_{i-1}, σ_i)``,
+    with ``σ_j = max(|y_j|, |y_{j+1}|) / (x_{j+1} - x_j)`` the scale of chord slope ``s_j``'s rounding.
 
-    A chord slope ``(y_{i+1} - y_i)/(x_{i+1} - x_i)`` carries a rounding error of about
-    ``1e-16 · max|y| / min gap``; the factor 1e-9 leaves seven orders of magnitude of
-    headroom, and keeps the threshold scale-invariant (tiny but exact data stay curved).
-    All solvers share it, so they agree on which curvatures vanish.
+    A chord slope is correctly rounded up to a few units of 1e-16 of σ_j (a difference of two floats
+    is exact to 1e-16 of itself; data given in decimal carry 1e-16 of |y|), so Δ_i's rounding is
+    ~1e-16·max(σ_{i-1}, σ_i); the factor 1e-9 leaves seven orders of magnitude of headroom and keeps the
+    threshold scale-invariant. Local, not 1e-9·max|y|/min gap: gaps differing by 1e9 (x = [0, 1e-3,
+    2e6, 3e6]) made that zero a real curvature of 5e-7 and the "interpolant" missed the data by 1.
+    All solvers share it, so they agree on which curvatures vanish. Shape (N - 2,).
     """
-    return 1e-9 * max(float(np.max(np.abs(y))) / float(np.min(np.diff(x))), 1e-300)
+    sigma = np.maximum(np.abs(y[:-1]), np.abs(y[1:])) / np.diff(x)
+    return 1e-9 * np.maximum(np.maximum(sigma[:-1], sigma[1:]), 1e-300)
+
+
+def _curvature_tols(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`_slope_tol` looked up in this module at each call (a claim's control patches it): (N - 2,)."""
+    return np.broadcast_to(np.asarray(_slope_tol(x, y), dtype=np.float64), (max(x.size - 2, 0),))
 
 
 def discrete_curvature(x, y) -> np.ndarray:
     """``Δ_i = s_i - s_{i-1}`` at the interior points (slope changes of the linear spline).
 
-    Entries with ``|Δ_i| <= 1e-9 · max|y| / min_i (x_{i+1} - x_i)`` are set to 0: the
-    zero threshold all the solvers share (chord slopes carry rounding of ~1e-16 of that).
+    Entries with ``|Δ_i| <= 1e-9 · max(σ_{i-1}, σ_i)``, ``σ_j = max(|y_j|, |y_{j+1}|) / (x_{j+1} - x_j)``
+    (the scale of chord slope s_j's rounding, ~1e-16·σ_j), are set to 0: the zero threshold all the
+    solvers share, local to each point (gaps of very different sizes keep their real curvatures).
 
     >>> discrete_curvature([0, 1, 2, 3], [0, 0, 1, 3]).tolist()
     [1.0, 1.0]
@@ -486,7 +496,7 @@ def discrete_curvature(x, y) -> np.ndarray:
     x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
     d = np.diff(s)
-    d[np.abs(d) <= _slope_tol(x, y)] = 0.0
+    d[np.abs(d) <= _curvature_tols(x, y)] = 0.0
     return d
 
 
@@ -650,7 +660,7 @@ def min_knots_slope_dp(x, y) -> int:
     """
     x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
-    tol = _slope_tol(x, y)
+    tols = _curvature_tols(x, y)
     rels = (-1, 0, 1)
 
     def gap_cost(r_start, r_end):
@@ -660,7 +670,7 @@ def min_knots_slope_dp(x, y) -> int:
             return 1
         return 2
 
-    def no_knot_feasible(ra, rb, s_left, s_right):
+    def no_knot_feasible(ra, rb, s_left, s_right, tol):
         """Is there one slope σ with sign(σ - s_left) = ra and sign(σ - s_right) = rb?"""
         if abs(s_left - s_right) <= tol:
             return ra == rb
@@ -691,7 +701,7 @@ def min_knots_slope_dp(x, y) -> int:
         new = {}
         for rb in rels:  # relation of β_{j+1} to s_{j+1}
             with_knot = 1 + min(arrive.values())
-            without = min((arrive[ra] for ra in rels if no_knot_feasible(ra, rb, s[j], s[j + 1])),
+            without = min((arrive[ra] for ra in rels if no_knot_feasible(ra, rb, s[j], s[j + 1], tols[j])),
                           default=math.inf)
             new[rb] = min(with_knot, without)
         best = new
@@ -713,15 +723,17 @@ def candidate_knots(x, y) -> np.ndarray:
     x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
     cands = list(x[1:-1])
-    tol = _slope_tol(x, y)
+    tols = _curvature_tols(x, y)
     for j in range(1, x.size - 2):  # gap (x[j], x[j+1]); chords s[j-1] (through x[j]) and s[j+1]
-        if abs(s[j + 1] - s[j - 1]) <= tol:
+        if abs(s[j + 1] - s[j - 1]) <= max(tols[j - 1], tols[j]):      # the zero thresholds at x[j], x[j+1]
             continue
         t = (y[j + 1] - y[j] + s[j - 1] * x[j] - s[j + 1] * x[j + 1]) / (s[j - 1] - s[j + 1])
         if x[j] < t < x[j + 1]:
             cands.append(float(t))
     return np.array(sorted(cands))
 
+
+EPS64 = float(np.finfo(np.float64).eps)
 
 #: the most knot subsets one BruteForceVp run tries without a ``maxiters`` below it (each a rank test and a
 #: least-squares solve, 50-150 µs: up to about a minute). 20 points (2^19 subsets) or a long
@@ -794,7 +806,7 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
     y_scale = float(np.max(np.abs(y))) or 1.0
     xs, ys = (x - x_mid) / x_half, y / y_scale
     res_tol = 1e-9
-    jump_tol = _slope_tol(x, y)
+    jump_tol = float(np.max(_curvature_tols(x, y), initial=1e-309))    # the largest point's (module doc)
     budget = options.iterations(default=10**9)
     subsets = sum(math.comb(cands.size, k) for k in range(0, n - 1))
     if min(subsets, budget) > MAX_SUBSETS:
@@ -820,7 +832,11 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
             if np.linalg.matrix_rank(A) < A.shape[1]:
                 continue
             coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
-            if np.max(np.abs(A @ coef - ys)) > res_tol:
+            # an exact solve's residual is a backward error, ~n·1e-16·(max|A|·Σ|coef| + 1) (large only where
+            # knots crowd two close points); under the bare 1e-9 a fit missing the data by 2e-10 of max|y|
+            # passed (x = [0, 1e-3, 2e6, 3e6], y = [0, 0, 1, 0]: one knot where two are needed)
+            backward = 1e3 * n * EPS64 * (float(np.abs(A).max()) * float(np.sum(np.abs(coef))) + 1.0)
+            if np.max(np.abs(A @ coef - ys)) > min(res_tol, backward):
                 continue
             # back to the data's units: (x - t)+ = x_half · (xs - ts)+
             slope = y_scale * float(coef[1]) / x_half

@@ -239,10 +239,11 @@ def batch_moment_coefficients(n: int, batch_size: int, sampling: str = "without_
     n = check_positive_int("n", n)
     B = _check_batch(batch_size, n)
     check_choice("sampling", sampling, SAMPLINGS)
+    # int / int is correctly rounded in Python: 1/B − 1/n cancelled to 0 for B = n − 1 near 2**60
     if sampling == "with_replacement":
-        return 1.0 - 1.0 / B, 1.0 / B
+        return (B - 1) / B, 1.0 / B
     if sampling == "bernoulli":
-        return 1.0, 1.0 / B - 1.0 / n
+        return 1.0, (n - B) / (B * n)
     if n == 1:
         return 1.0, 0.0
     return n * (B - 1) / (B * (n - 1)), (n - B) / (B * (n - 1))
@@ -584,11 +585,21 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     if d > DENSE_MAX_DIM:
         raise ValueError(f"radius_curve forms d²×d² matrices; d = {d} > {DENSE_MAX_DIM}, "
                          "use mean_square_radius(method='lanczos')")
+    unchecked = _radius_function(H, a, b)
+
+    def radius(lr: float) -> float:
+        return unchecked(check_nonnegative("lr", lr, scale=True))   # a step: 1e-39 rounds away in float32
+
+    return radius
+
+
+def _radius_function(H: np.ndarray, a: float, b: float):
+    """η ↦ ρ(T(η)) for a validated, restricted stack with d ≤ DENSE_MAX_DIM; η any float >= 0 (no checks)."""
+    d = H.shape[1]
     L, Q = _dense_pieces(H, a, b)
     eye = np.eye(d * d)
 
     def radius(lr: float) -> float:
-        lr = check_nonnegative("lr", lr, scale=True)     # a step size: 1e-39 rounds away in float32
         with np.errstate(over="ignore", invalid="ignore"):
             T = eye - lr * L + (lr * lr) * Q
         if not np.all(np.isfinite(T)):
@@ -619,8 +630,13 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
     the restricted family) on every step that matters: a level below 1 gives None and a level
     ≥ 1 the restricted family's answer (computed there: on the full space the flat ρ = 1
     carries rounding of either sign, which no search can resolve). The bracket starts at
-    η = 4/λ_max(H̄) and doubles while ρ(T) ≤ ``level`` there; ``math.inf`` once it passes
+    η = 4/λ_max of the mean (SAM-effective when rho > 0) Hessian and doubles while ρ(T) ≤ ``level``
+    there; ``math.inf`` once it passes
     1e12/λ_max (a level that large is only crossed at steps beyond 10¹²/λ_max).
+    The search runs on the Hessians rescaled by a power of two to λ_max(H̄) ~ 1 (η* scales as
+    1/scale, exactly), so the answer for Hessians of any magnitude is that of the unit-scale ones
+    divided by the scale: tiny Hessians (1e-100) give η* ~ 1e100, past the working range of inputs (an
+    answer, not an input), and subnormal ones may give ``math.inf``.
 
     >>> round(critical_step_size(np.eye(2)[None], batch_size=1), 9)   # GD: η* = 2/λ_max
     2.0
@@ -629,17 +645,35 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
     level = check_positive("level", level)
     rtol = check_positive("rtol", rtol)
     H = check_hessians("hessians", hessians, psd=True)
-    radius = radius_curve(H, batch_size, sampling=sampling, rho=rho, alpha=alpha,
-                          restrict_to_range=restrict_to_range)
+    radius_curve(H, batch_size, sampling=sampling, rho=rho, alpha=alpha,     # checks the rest (d <= 30)
+                 restrict_to_range=restrict_to_range)
     if not restrict_to_range and _restrict_to_range(H).size < H.size:
         # ρ = max(1, ρ on the range): exactly 1 on [0, η*] in exact arithmetic, 1 ± rounding in floats
         if level < 1.0:
             return None
         return critical_step_size(H, batch_size, level=level, sampling=sampling, rho=rho, alpha=alpha,
                                   rtol=rtol)
-    lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
+    # searched at unit scale: T(η) of the stack H is T(η·c) of H / c (SAM's ρ/α times c), so
+    # η* = η*(H / c) / c with c a power of two (exact: the same bits at ordinary scales). Hessians of 1e-100
+    # (η* ~ 1e100) were refused naming lr, a step the caller never passed; subnormal ones lost their range
+    # to the restriction's 1e-300 floor; and a large ρ/α bracketed from 4/λ_max(H̄), not from the effective
+    # stack's λ_max, answered None
+    scale = _unit_scale(H)[1]
+    unit_h = H / scale
+    effective = _effective(unit_h, rho / alpha * scale) if rho > 0 else unit_h   # rho, alpha: radius_curve's
+    if restrict_to_range:
+        effective = _restrict_to_range(effective)
+    lam = float(np.linalg.eigvalsh(effective.mean(axis=0))[-1]) if effective.shape[1] else 0.0
     if lam <= 0:
         return None
+    unit = math.ldexp(1.0, math.frexp(lam)[1])
+    radius = _radius_function(effective / unit, *batch_moment_coefficients(H.shape[0], batch_size, sampling))
+    step = _critical_unit_step(radius, lam / unit, level, rtol)
+    return None if step is None else step / unit / scale
+
+
+def _critical_unit_step(radius, lam: float, level: float, rtol: float) -> float | None:
+    """The search of :func:`critical_step_size` on a stack scaled so that λ_max(H̄) = ``lam`` in [0.5, 1)."""
     hi = 4.0 / lam
     while radius(hi) <= level:
         hi *= 2.0
@@ -784,7 +818,7 @@ def dexter_divergence_condition(hessians: Any, lr: float, batch_size: int) -> bo
         return False
     sigma = coherence_measure(H)
     lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
-    return bool(lam >= sigma / (lr * math.sqrt(n / B - 1.0)))
+    return bool(lam >= sigma / (lr * math.sqrt((n - B) / B)))     # (n − B) / B exactly rounded: no n/B − 1
 
 
 def sam_divergence_condition(hessians: Any, lr: float, batch_size: int, rho: float,

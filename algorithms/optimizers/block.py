@@ -290,7 +290,9 @@ class BlockOptimizer(torch.optim.Optimizer):
 
     ``params`` is a module or ``model.named_parameters()`` (names find the blocks, see
     :func:`find_blocks`); ``base`` a ``torch.optim.Optimizer`` class, built on the active
-    block with ``lr`` and ``base_kwargs`` and rebuilt (state dropped) at every switch;
+    block with ``lr`` and ``base_kwargs`` and rebuilt (state dropped) at every switch (torch's flags
+    ``capturable=True`` and ``differentiable=True`` are refused (ValueError naming the flag) on every
+    device, CUDA included: the steps run outside CUDA graphs and outside autograd);
     ``seed`` seeds the ``"random"`` order. Construction sets ``requires_grad`` of the
     parameters (only the active block, or all with expansion) and, with expansion, installs
     the post-accumulate-grad hooks; :meth:`remove_hooks` takes them away again. ``params`` are the

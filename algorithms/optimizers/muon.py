@@ -67,8 +67,8 @@ def adjusted_lr(lr: float, adjust_lr_fn: str | None, shape: torch.Size) -> float
     d_out, d_in = shape[:2]
     if adjust_lr_fn in (None, "original"):
         return lr * math.sqrt(max(1.0, d_out / d_in))
-    if adjust_lr_fn == "match_rms_adamw":
-        return lr * 0.2 * math.sqrt(max(d_out, d_in))
+    if adjust_lr_fn == "match_rms_adamw":      # lr · (0.2 √·), torch's order: (lr · 0.2) · √· was 1 ulp off
+        return lr * (0.2 * math.sqrt(max(d_out, d_in)))
     return lr
 
 
@@ -115,7 +115,10 @@ class Muon(MatrixOptimizer):
     adamw_betas : (β₁, β₂) in [0, 1)
         the auxiliary AdamW's betas (default (0.9, 0.95)).
     adamw_eps : float in [1.18e-38 (float32's smallest normal), 1e38]
-        the auxiliary AdamW's ε (default 1e-8).
+        the auxiliary AdamW's ε (default 1e-8);
+        float32 parameters keep the second moment in float32, where a gradient entry below ~1e-19 squares
+        to 0 (as in torch.optim.AdamW): with ε below such an entry the step along it is m̂/ε, not ±lr;
+        keep ε >= 1e-19 or use float64 parameters for gradients that small.
     ns_dtype : torch.bfloat16, torch.float32 or torch.float64
         precision of the Newton–Schulz iteration (default bfloat16, torch's; float64 is the exact
         polynomial map).

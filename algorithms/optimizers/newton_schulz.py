@@ -15,6 +15,7 @@ K. Jordan et al., *Muon: an optimizer for hidden layers in neural networks*, 202
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from typing import Any
 
@@ -93,9 +94,11 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
 
     ``matrix``: a dense 2-D floating tensor with finite entries of magnitude <= 3.4e38 (the package's
     working range; a 0-row or 0-column matrix gives an empty result). The result depends on the matrix's
-    direction only once its norm passes ``eps``: a matrix with entries past 1e15 is divided by its largest
-    entry first (in its own dtype), so ``newton_schulz(1e38 * G)`` is G's orthogonalization
-    (``newton_schulz(G)`` for a G of norm >= ``eps``, up to ``dtype``'s rounding), not an overflow.
+    direction only once its norm passes ``eps``: the normalization is ``matrix / max(‖matrix‖_F, eps)`` at
+    every scale (a matrix whose largest entry lies outside [1e-15, 1e15] has its norm taken at unit scale,
+    so ``newton_schulz(1e38 * G)`` and ``newton_schulz(1e-30 * G)`` are G's orthogonalization for
+    ``eps`` below their norms, up to ``dtype``'s rounding, neither an overflow nor an underflow; inside
+    that range the arithmetic is ``torch.optim.Muon``'s, bit for bit).
     ``ns_coefficients``: three finite numbers (a, b, c). ``ns_steps``: an int in [0, 100) (0 returns the
     normalized matrix). ``eps``: a positive scale in [1.18e-38, largest ``dtype`` number] (the working
     range; float32's smallest normal number is normal in every ``dtype``, so a zero matrix maps to zero).
@@ -131,29 +134,38 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
     return _newton_schulz(matrix, a, b, c, ns_steps, eps, dtype)
 
 
-#: a matrix whose largest entry passes this is divided by it (in its own dtype) before the cast and the
-#: Frobenius normalization, which then give the same direction: 1e308 cast to bfloat16 was inf (a NaN
-#: result) and a float32 1e38's norm overflowed to inf (a zero result), in silence. Below it nothing
-#: changes, bit for bit (the iteration normalizes anyway)
-PRESCALE_ABOVE = 1e15
+#: the largest entries the iteration normalizes as torch.optim.Muon does, bit for bit: the Frobenius norm
+#: taken in ``dtype`` (squares of entries in [1e-15, 1e15] stay inside float32's and bfloat16's range)
+PRESCALE_BELOW, PRESCALE_ABOVE = 1e-15, 1e15
 
 
-def _prescaled(matrix: torch.Tensor) -> torch.Tensor:
-    top = matrix.detach().abs().amax(dim=(-2, -1), keepdim=True) if matrix.numel() else None
-    if top is None or not bool((top > PRESCALE_ABOVE).any()):
-        return matrix
-    return matrix / torch.where(top > PRESCALE_ABOVE, top, torch.ones_like(top))
+def _in_torch_range(top: float) -> bool:
+    return top == 0.0 or PRESCALE_BELOW <= top <= PRESCALE_ABOVE
+
+
+def _normalized(matrix: torch.Tensor, eps: float, dtype: torch.dtype) -> torch.Tensor:
+    """``matrix / max(‖matrix‖_F, eps)`` in ``dtype`` (a fresh tensor). Inside [PRESCALE_BELOW,
+    PRESCALE_ABOVE] torch's arithmetic; outside it the norm is taken at unit scale (a power of two, exact)
+    and compared with ``eps`` there: the squares of 1e-30 entries underflowed to a zero norm in bfloat16
+    (the matrix divided by eps = 1.2e-38 then overflowed the iteration: NaN weights), those of 1e20 entries
+    overflowed it (a zero update), and dividing by the largest entry first ignored an eps above the norm."""
+    top = float(matrix.detach().abs().amax()) if matrix.numel() else 0.0
+    if _in_torch_range(top):
+        x = matrix.to(dtype) if matrix.dtype != dtype else matrix.clone()
+        return x.div_(torch.linalg.vector_norm(x).clamp(min=eps))
+    exponent = math.frexp(top)[1]
+    scaled = matrix * math.ldexp(1.0, -exponent)        # largest entry in [0.5, 1): an exact rescaling
+    norm = float(torch.linalg.vector_norm(scaled))
+    if math.ldexp(norm, exponent) >= eps:
+        return (scaled / norm).to(dtype)
+    return (matrix / eps).to(dtype)
 
 
 def _newton_schulz(matrix: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,
                    dtype: torch.dtype) -> torch.Tensor:
     """:func:`newton_schulz` without the input checks (its callers validated them once)."""
-    matrix = _prescaled(matrix)
-    x = matrix.to(dtype) if matrix.dtype != dtype else matrix.clone()   # a copy: normalized in place
     tall = matrix.size(0) > matrix.size(1)
-    if tall:
-        x = x.T
-    x.div_(torch.linalg.vector_norm(x).clamp(min=eps))      # Tensor.norm()'s Frobenius norm, one call less
+    x = _normalized(matrix.T if tall else matrix, eps, dtype)
     for _ in range(ns_steps):
         gram = x @ x.T
         gram_update = torch.addmm(gram, gram, gram, beta=b, alpha=c)
@@ -164,8 +176,9 @@ def _newton_schulz(matrix: torch.Tensor, a: float, b: float, c: float, ns_steps:
 def _newton_schulz_stack(stack: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,
                          dtype: torch.dtype) -> torch.Tensor:
     """:func:`_newton_schulz` of each matrix of a stack (n, rows, cols), as batched products. The stack
-    is normalized in place when it already has ``dtype`` (callers pass a fresh one)."""
-    x = _prescaled(stack).to(dtype)
+    is normalized in place when it already has ``dtype`` (callers pass a fresh one); every matrix's largest
+    entry is 0 or inside [PRESCALE_BELOW, PRESCALE_ABOVE] (torch's arithmetic, see :func:`_normalized`)."""
+    x = stack.to(dtype)
     tall = stack.size(1) > stack.size(2)
     if tall:
         x = x.mT
@@ -207,6 +220,9 @@ def _newton_schulz_many(matrices: list[torch.Tensor], a: float, b: float, c: flo
     first = matrices[0]
     if len(matrices) == 1 or first.numel() > STACK_MAX_ENTRIES:
         return [_newton_schulz(m, a, b, c, ns_steps, eps, dtype) for m in matrices]
+    tops = torch.stack(matrices).detach().abs().amax(dim=(-2, -1))
+    if bool(((tops != 0) & ((tops < PRESCALE_BELOW) | (tops > PRESCALE_ABOVE))).any()):
+        return [_newton_schulz(m, a, b, c, ns_steps, eps, dtype) for m in matrices]    # see _normalized
     if _stack_is_exact(first.size(0), first.size(1), len(matrices), a, b, c,
                                              ns_steps, eps, dtype, first.dtype, first.device):
         return list(_newton_schulz_stack(torch.stack(matrices), a, b, c, ns_steps, eps, dtype).unbind(0))

@@ -84,7 +84,10 @@ class Shampoo(MatrixOptimizer):
     exponent : float in (0, 0.5] (default 0.25): e in (L̂ + εI)^(−e)
     grafting : None or "adam" (default None; see above)
     adam_eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): ε of the grafted
-        Adam direction
+        Adam direction (and of the vectors' AdamW step);
+        float32 parameters keep the second moment in float32, where a gradient entry below ~1e-19 squares
+        to 0 (as in torch.optim.AdamW): with ε below such an entry the step along it is m̂/ε, not ±lr;
+        keep ε >= 1e-19 or use float64 parameters for gradients that small
     max_precond_dim : int >= 1 (default 10000): longer sides are left unpreconditioned
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient (or an entry
         above 1e15, 1e150 for float64 parameters: its square overflows the state) is skipped

@@ -134,10 +134,12 @@ class OptimizerTraining(Algorithm):
     :func:`~algorithms.optimizers.param_groups`; ``lr = 0`` is accepted and is a
     run that takes no step, the model kept as it is, as torch's optimizers at lr 0): the base learning
     rate, tuned at ``base_width`` / ``base_depth`` (ints >= 1, or ``None``: the model's own, i.e. no
-    scaling) and multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
-    [0, 1) in W ← (1 − λ) W per step (for every parameter; 0 by default; λ >= 1 would zero or flip the
+    scaling) and multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``
+    in [0, 1): λ in W ← (1 − λ) W per step (for every parameter; 0 by default; λ >= 1 would zero or flip the
     weights and is refused naming it). ``hyperparameters``: further
-    keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).
+    keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...); torch's flags
+    ``capturable=True`` and ``differentiable=True`` are refused (ValueError naming the flag) on every
+    device, CUDA included: the steps run outside CUDA graphs and outside autograd.
     ``batch_size`` (int >= 1): sequences per mini-batch.
     ``factory``: a callable built like the class of ``optimizer`` (``factory(groups, lr=,
     **hyperparameters)``, the groups carrying each parameter's scaled ``lr``, ``weight_decay`` and, for
