@@ -2387,8 +2387,8 @@ register(Claim(
     check=partial(_check_units, sabotage=False),
     control=partial(_check_units, sabotage=True),
     control_description=(
-        "The shared zero threshold for curvatures made absolute (1e-9 instead of 1e-9·max(σ_{i-1}, σ_i), "
-        "σ_j = max(|y_j|, |y_{j+1}|)/gap_j): at "
+        "The shared zero threshold for curvatures made absolute (1e-9 instead of 1e-9·max(σ_{i-1}, σ_i, "
+        "max|y|/(x_N − x_1)), σ_j = max(|y_j|, |y_{j+1}|)/gap_j): at "
         "outputs of size 1e-12 every curvature counts as zero and the solvers return a line that does not "
         "interpolate, so the rescaled solutions differ."),
 ))
@@ -3516,8 +3516,8 @@ def _check_documented_rules(ctx: Context, *, sabotage: bool) -> Outcome:
         return original(x, y, W, b, v, a, c, prune_tol=prune_tol, merge_tol=merge_tol / float(np.ptp(x)))
 
     # network_to_cpwl's default merge tolerance 1e-9 · max(1, max|t_k|) and discrete_curvature's zero
-    # threshold 1e-9 · max(σ_{i-1}, σ_i), σ_j = max(|y_j|, |y_{j+1}|)/gap_j (= 1e-9 · max|y| on these unit
-    # gaps), each at 0.6 and 1.5 times itself (documented literals; both sides
+    # threshold 1e-9 · max(σ_{i-1}, σ_i, max|y|/(x_N − x_1)), σ_j = max(|y_j|, |y_{j+1}|)/gap_j (= 1e-9 ·
+    # max|y| on these unit gaps), each at 0.6 and 1.5 times itself (documented literals; both sides
     # are far from rounding: knots are exact floats here, the curvatures carry ~1e-16 relative error)
     for t0 in (0.3, 1000.0):
         tol = 1e-9 * max(1.0, t0)
@@ -3581,8 +3581,8 @@ register(Claim(
         "max|y|), as its reported residual says. network_to_cpwl's default merge tolerance 1e-9 · max(1, "
         "max|t|) merges knots 0.6 times it apart and keeps 1.5 times apart (at t = 0.3 and 1000), and "
         "discrete_curvature zeroes a slope change of 0.6 times its documented threshold 1e-9 · max(σ_{i-1}, "
-        "σ_i), σ_j = max(|y_j|, |y_{j+1}|)/(x_{j+1} − x_j) (1e-9 · max|y| on these unit gaps), and keeps 1.5 "
-        "times (max|y| = 1 and 1e6)."),
+        "σ_i, max|y|/(x_N − x_1)), σ_j = max(|y_j|, |y_{j+1}|)/(x_{j+1} − x_j) (1e-9 · max|y| on these unit "
+        "gaps), and keeps 1.5 times (max|y| = 1 and 1e6)."),
     kind=Kind.NUMERIC,
     check=partial(_check_documented_rules, sabotage=False),
     control=partial(_check_documented_rules, sabotage=True),

@@ -540,8 +540,9 @@ class GradientDescentTraining(Algorithm):
     A run estimated past ``MAX_RUN_SECONDS`` = 60 s (at >= 20 µs a step: about 3·10⁶ steps on small
     problems, fewer on large ones) is refused naming lr, t_end and maxiters; pass ``maxiters`` to cap it.
 
-    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38]; ``t_end`` > 0 in [1.18e-38, 3.4e38] with lr <= t_end
-    (at least one step) and t_end / lr <= 2**31 - 1 (``MAX_STEPS``; e.g. t_end = 3.4e38 needs lr >= 1.6e29,
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38]; ``t_end`` > 0 in [1.18e-38, 3.4e38] with round(t_end / lr)
+    >= 1 (at least one step: lr < 2·t_end, an lr between t_end and 2·t_end takes one step of size lr)
+    and t_end / lr <= 2**31 - 1 (``MAX_STEPS``; e.g. t_end = 3.4e38 needs lr >= 1.6e29,
     both refused naming t_end / lr); ``n_records``, ``spacing`` and ``t_first`` as :class:`GradientFlow`'s
     (t_first < t_end for geometric spacing).
 

@@ -464,18 +464,22 @@ def _data64(problem: InterpolationProblem) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _slope_tol(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per interior point x_i, slope changes ``Δ_i`` at most this are zero: ``1e-9 · max(σ_{i-1}, σ_i)``,
-    with ``σ_j = max(|y_j|, |y_{j+1}|) / (x_{j+1} - x_j)`` the scale of chord slope ``s_j``'s rounding.
+    """Per interior point x_i, slope changes ``Δ_i`` at most this are zero: ``1e-9 · max(σ_{i-1}, σ_i,
+    max|y| / (x_N − x_1))``, with ``σ_j = max(|y_j|, |y_{j+1}|) / (x_{j+1} − x_j)`` the scale of chord slope
+    ``s_j``'s rounding.
 
-    A chord slope is correctly rounded up to a few units of 1e-16 of σ_j (a difference of two floats
-    is exact to 1e-16 of itself; data given in decimal carry 1e-16 of |y|), so Δ_i's rounding is
-    ~1e-16·max(σ_{i-1}, σ_i); the factor 1e-9 leaves seven orders of magnitude of headroom and keeps the
-    threshold scale-invariant. Local, not 1e-9·max|y|/min gap: gaps differing by 1e9 (x = [0, 1e-3,
-    2e6, 3e6]) made that zero a real curvature of 5e-7 and the "interpolant" missed the data by 1.
-    All solvers share it, so they agree on which curvatures vanish. Shape (N - 2,).
+    A chord slope is correctly rounded up to a few units of 1e-16 of σ_j (a difference of two floats is
+    exact to 1e-16 of itself; data given in decimal carry 1e-16 of |y|), so Δ_i's rounding is
+    ~1e-16·max(σ_{i-1}, σ_i): the factor 1e-9 leaves seven orders of magnitude of headroom. The floor
+    max|y|/(x_N − x_1) zeroes a slope change that moves the interpolant by less than 1e-9·max|y| over
+    the whole data range (y = [0, 1e-300, 0, 2] has no knot for 1e-300). Never above the former global
+    1e-9·max|y|/min gap, which zeroed a real curvature of 5e-7 where gaps differ by 1e9 (x = [0, 1e-3,
+    2e6, 3e6], y = [0, 0, 1, 0]: the "interpolant" missed the data by 1). All solvers share it, so they
+    agree on which curvatures vanish. Shape (N - 2,).
     """
     sigma = np.maximum(np.abs(y[:-1]), np.abs(y[1:])) / np.diff(x)
-    return 1e-9 * np.maximum(np.maximum(sigma[:-1], sigma[1:]), 1e-300)
+    floor = max(float(np.max(np.abs(y))) / float(x[-1] - x[0]), 1e-300)
+    return 1e-9 * np.maximum(np.maximum(sigma[:-1], sigma[1:]), floor)
 
 
 def _curvature_tols(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -486,9 +490,11 @@ def _curvature_tols(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def discrete_curvature(x, y) -> np.ndarray:
     """``Δ_i = s_i - s_{i-1}`` at the interior points (slope changes of the linear spline).
 
-    Entries with ``|Δ_i| <= 1e-9 · max(σ_{i-1}, σ_i)``, ``σ_j = max(|y_j|, |y_{j+1}|) / (x_{j+1} - x_j)``
-    (the scale of chord slope s_j's rounding, ~1e-16·σ_j), are set to 0: the zero threshold all the
-    solvers share, local to each point (gaps of very different sizes keep their real curvatures).
+    Entries with ``|Δ_i| <= 1e-9 · max(σ_{i-1}, σ_i, max|y| / (x_N - x_1))``, ``σ_j = max(|y_j|,
+    |y_{j+1}|) / (x_{j+1} - x_j)`` (the scale of chord slope s_j's rounding, ~1e-16·σ_j; the last term
+    a slope change that moves the interpolant by under 1e-9·max|y| over the data range), are set to 0:
+    the zero threshold all the solvers share, local to each point (gaps of very different sizes keep
+    their real curvatures).
 
     >>> discrete_curvature([0, 1, 2, 3], [0, 0, 1, 3]).tolist()
     [1.0, 1.0]

@@ -122,6 +122,8 @@ def _check_run_length(owner: str, steps: int, per_step: float, what: str) -> Non
         raise ValueError(f"{owner}: steps={steps}{what} would run for about {estimate:.3g} s, past the limit "
                          f"of {MAX_RUN_SECONDS:g} s (MAX_RUN_SECONDS, ~{per_step * 1e6:.3g} µs a step here); "
                          f"pass fewer steps")
+EPS64 = float(np.finfo(np.float64).eps)
+
 #: most batches :func:`enumerate_batches` lists (brute force is for small n)
 MAX_ENUMERATED_BATCHES = 1_000_000
 
@@ -401,6 +403,17 @@ def _apply(hessians: np.ndarray, X: np.ndarray, lr: float, a: float, b: float) -
     if b != 0.0:
         quad = quad + b * np.einsum("iab,ibc->ac", hessians @ X, hessians) / hessians.shape[0]
     return out + (lr * lr) * quad
+
+
+def _apply_deficit(hessians: np.ndarray, X: np.ndarray, lr: float, a: float, b: float) -> np.ndarray:
+    """(X − T(X))/η = HX + XH − η(a·HXH + b·(1/n)Σ H_i X H_i), formed directly: X − T(X) lost everything
+    below 1e-16·|X| to the cancellation (steps of 1e-12 kept 5 digits, 1e-20 none)."""
+    mean = hessians.mean(axis=0)
+    HX = mean @ X
+    quad = a * (HX @ mean)
+    if b != 0.0:
+        quad = quad + b * np.einsum("iab,ibc->ac", hessians @ X, hessians) / hessians.shape[0]
+    return HX + X @ mean - lr * quad
 
 
 def second_moment_matrix(hessians: Any, lr: float, batch_size: int, *,
@@ -848,6 +861,11 @@ def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise
     The d²×d² system is solved directly for d ≤ DENSE_MAX_DIM (to rounding) and by conjugate
     gradients above (I − T is symmetric positive definite when ρ(T) < 1; relative residual 1e-12); a
     conjugate-gradient run that does not converge raises ``RuntimeError`` (numerical, not an argument).
+    Both solve (I − T)/η = L − ηQ formed directly, so tiny steps keep their digits (the moment grows like
+    s²/(2ηλ): lr = 1e-20 gives ~1e20, not None); for d ≤ DENSE_MAX_DIM ρ(T) < 1 is decided on that
+    matrix too (its eigenvalues in (0, 2/η)), a smallest eigenvalue below 1e3·d·2.2e-16 of the largest
+    counting as 0 (a singular mean Hessian: ρ(T) = 1 on its null space, None). A moment past float64's
+    range (s²/η beyond ~1e308) is refused naming noise_std and lr.
 
     >>> X = perturbed_stationary_moment(np.eye(1)[None], lr=0.5, batch_size=1, noise_std=1.0)
     >>> round(float(X[0, 0]), 6)   # x = 0.25 (x + 1)
@@ -858,19 +876,30 @@ def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise
     d = H.shape[1]
     _check_scale("noise_std", s, d)
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
-    K = _dense_matrix(H, lr, a, b) if d <= DENSE_MAX_DIM else None
-    if mean_square_radius(H, lr, B, sampling=sampling, restrict_to_range=False) >= 1.0:
-        return None
-    rhs = _apply(H, (s * s) * np.eye(d), lr, a, b).reshape(-1)
-    if K is not None:
-        sol = np.linalg.solve(np.eye(d * d) - K, rhs)
+    rhs = _apply(H, (s * s) * np.eye(d), lr, a, b).reshape(-1)       # T(s²I)
+    if d <= DENSE_MAX_DIM:
+        L, Q = _dense_pieces(H, a, b)
+        scaled = L - lr * Q                     # (I − T)/η without I − (I − ηL + η²Q)'s cancellation
+        vals = np.linalg.eigvalsh(scaled)
+        top = float(np.abs(vals).max(initial=0.0))
+        # ρ(T) < 1 ⇔ the eigenvalues of I − T lie in (0, 2) (the radius itself rounded to 1 at lr = 1e-20)
+        if not (vals[0] > 1e3 * d * EPS64 * top and vals[-1] < 2.0 / lr):
+            return None
+        sol = np.linalg.solve(scaled, rhs)
     else:
+        if mean_square_radius(H, lr, B, sampling=sampling, restrict_to_range=False) >= 1.0:
+            return None
         op = spla.LinearOperator(
             (d * d, d * d), dtype=np.float64,
-            matvec=lambda v: v - _apply(H, v.reshape(d, d), lr, a, b).reshape(-1))
+            matvec=lambda v: _apply_deficit(H, v.reshape(d, d), lr, a, b).reshape(-1))
         sol, info = spla.cg(op, rhs, rtol=1e-12, maxiter=10_000)
         if info != 0:
             raise RuntimeError(f"conjugate gradients did not converge (info={info})")
+    with np.errstate(over="ignore"):
+        sol = sol / lr
+    if not np.all(np.isfinite(sol)):
+        raise ValueError(f"the stationary moment overflows float64 (~noise_std²/(2·lr·λ) with noise_std = "
+                         f"{s!r}, lr = {lr!r}); a smaller noise_std or larger lr keeps it finite")
     X = sol.reshape(d, d)
     return 0.5 * (X + X.T)
 
