@@ -31,6 +31,7 @@ weight decay); code: ``charliezchen/scaling-matrix-preconditioning``, ``train.py
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 from torch import nn
@@ -118,7 +119,8 @@ def independent_weight_decay(base_weight_decay: float, width: int, base_width: i
     """
     base_weight_decay = check_nonnegative("base_weight_decay", base_weight_decay)
     width = check_positive_int("width", width)
-    decay = base_weight_decay * check_positive_int("base_width", base_width) / width
+    # exact, rounded once (λ₀·w₀ then /w rounded twice, and w₀ past 2**53 once more as a float)
+    decay = float(Fraction(base_weight_decay) * check_positive_int("base_width", base_width) / width)
     if not math.isfinite(decay):        # 1e308 · base_width overflowed to inf in silence
         raise ValueError(f"base_weight_decay · base_width / width overflows (got base_weight_decay="
                          f"{base_weight_decay!r}, base_width={base_width!r}, width={width!r})")

@@ -101,3 +101,15 @@ def test_muon_adjusted_lr_matches_torch_bit_for_bit(adjust_lr_fn, dtype):
         ours.step()
         theirs.step()
     assert torch.equal(w1, w2)
+
+
+@pytest.mark.parametrize("decay, width, base_width", [(1e-3, 512, 128), (0.1, 2**53 + 1, 2**53),
+                                                      (1.2e-38, 2**63 - 1, 1), (3.4e38, 1, 2**63 - 1),
+                                                      (1e-39, 3, 7), (0.3, 3, 1)])
+def test_independent_weight_decay_is_correctly_rounded(decay, width, base_width):
+    # λ₀·w₀/w was rounded twice (and w₀ past 2**53 once more): 0.1·(2**53)/(2**53 + 1) came out 0.1
+    from fractions import Fraction
+
+    from algorithms.optimizers import independent_weight_decay
+
+    assert independent_weight_decay(decay, width, base_width) == float(Fraction(decay) * base_width / width)
