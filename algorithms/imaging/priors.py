@@ -96,9 +96,14 @@ def _scaled_tv(x: torch.Tensor) -> torch.Tensor:
     """TV per image without overflow of the squares: finite pixels ~1e20 in float32 (~1e200 in float64)
     overflowed their squared differences. TV is positively homogeneous: TV(x) = s·TV(x/s), s = max|x|."""
     value = _tv(x)
-    if not bool(torch.isfinite(value).all()) and bool(torch.isfinite(x).all()):
-        scale = x.detach().abs().max()
-        value = scale * _tv(x / scale)
+    if x.numel() == 0 or not bool(torch.isfinite(x).all()):
+        return value
+    # per image; also below √tiny·2**12: the squared differences of a float32 image ~1e-30 underflowed to 0
+    scale = x.detach().abs().amax(dim=(-2, -1))
+    small = scale < math.sqrt(torch.finfo(x.dtype).tiny) * 2.0**12
+    if not bool(torch.isfinite(value).all()) or bool((small & (scale > 0)).any()):
+        scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+        value = scale * _tv(x / scale[..., None, None])
     return value
 
 

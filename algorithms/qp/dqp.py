@@ -1844,7 +1844,9 @@ def _equilibration(qp: QP) -> tuple[float, float, float, float] | None:
     gradient = max(n_P * d, n_q)  # the scale of Px + q at the solution's scale
     # constraint rows far above unit scale too (G, h ×1e40 came back Success at a wrong x from daqp, its
     # multipliers ±1e-40 below the dual check's floor, and Infeasible from the interior-point backends)
-    huge = max(1 / rho_G, 1 / rho_A) > 2.0 ** ROW_EQUILIBRATE_ABOVE_EXP
+    # and an objective far above unit scale beside unit-scale rows (P, q ×1e30: K_J's rows read as singular
+    # next to P, the polish dropped them, and clarabel's point 1.3e-5 off x* passed the relative check)
+    huge = max(1 / rho_G, 1 / rho_A, gradient) > 2.0 ** ROW_EQUILIBRATE_ABOVE_EXP
     if d >= small and (gradient == 0 or gradient >= small) and min(1 / rho_G, 1 / rho_A) >= small \
             and not huge:
         return None

@@ -4,9 +4,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import torch
 from skimage.metrics import structural_similarity
 
-from algorithms.imaging import ssim
+from algorithms.imaging import ssim, total_variation
 
 
 def _exact_ssim(x: np.ndarray, y: np.ndarray, data_range: float) -> float:
@@ -45,3 +46,29 @@ def test_ssim_matches_skimage_on_ordinary_images():
         data_range = float(rng.uniform(0.5, 5))
         assert ssim(a, b, data_range) == pytest.approx(structural_similarity(a, b, data_range=data_range),
                                                        abs=1e-13)
+
+
+def _exact_tv(x: np.ndarray) -> float:
+    import mpmath
+
+    with mpmath.workdps(40):
+        h, w = x.shape
+        total = mpmath.mpf(0)
+        for i in range(h):
+            for j in range(w):
+                dr = mpmath.mpf(float(x[i + 1, j])) - mpmath.mpf(float(x[i, j])) if i + 1 < h else 0
+                dc = mpmath.mpf(float(x[i, j + 1])) - mpmath.mpf(float(x[i, j])) if j + 1 < w else 0
+                total += mpmath.sqrt(dr * dr + dc * dc)
+        return float(total)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-20, 1e-30, 1.2e-38, 1e30])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_total_variation_at_the_scales_ends(scale, dtype):
+    # a float32 image ~1e-30 had its squared differences underflow: TV 0.0
+    x = (torch.rand(6, 7, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * scale).to(dtype)
+    reference = _exact_tv(x.double().numpy())
+    tol = 1e-6 if dtype == torch.float32 else 1e-14
+    assert float(total_variation(x)) == pytest.approx(reference, rel=tol, abs=0.0)
+    batch = torch.stack([x, x * 0 + 1])  # per image: a unit image beside it does not rescue nor spoil it
+    assert float(total_variation(batch)[0]) == pytest.approx(reference, rel=tol, abs=0.0)

@@ -31,3 +31,17 @@ def test_solved_record_refuses_a_dual_of_the_wrong_sign(z):
         sol.z = z
     sol.z = np.array([1e-9])  # a multiplier within the dual tolerance is kept
     assert sol.z[0] == 1e-9
+
+
+@pytest.mark.parametrize("scale", [1e15, 2.0**64, 1e30, 1e36])
+def test_objective_far_above_unit_scale_solved_exactly(scale):
+    # P, q ×1e30 beside unit-scale rows: K_J's rows read as singular next to P, the polish dropped them and
+    # clarabel's point 1.3e-5 off x* = (0, 0) came back Success
+    P, q = np.array([[5.0, -2.0], [-2.0, 6.0]]), np.array([-4.0, -4.0])
+    qp = QP(P=P * scale, q=q * scale, G=np.array([[-3.0, -3.0], [2.0, 2.0]]), h=np.array([1.0, 0.0]),
+            lb=np.array([0.0, -1.0]), ub=np.array([1.5, 1.5]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = solve(qp, DQP())
+    assert sol.retcode is RetCode.Success
+    assert np.max(np.abs(sol.x)) <= 1e-9
