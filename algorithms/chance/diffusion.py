@@ -115,10 +115,11 @@ class VPSchedule:
     """η(t) = beta_min + t (beta_max − beta_min) on t ∈ [t_min, 1] (defaults: Song et al.'s VP SDE).
 
     ``beta_min`` < ``beta_max``: finite floats >= 1.18e-38 (0 and subnormals refused); ``t_min`` any float
-    in (0, 0.5) from 1.18e-38 (the working range); below about 1e-16 the noise scale √(1 − ᾱ_t) rounds to 0 in
-    float64 at
-    t = t_min, where :class:`ScoreMLP` refuses to divide by it (naming t). A large beta_max is valid; the
-    reverse sampler's steps then overflow and its run ends ``"diverged"``.
+    in (0, 0.5) from 1.18e-38 (the working range). The noise variance 1 − ᾱ_t (:meth:`noise_variance`, about
+    beta_min·t for small t) is computed without cancellation: positive in float64 on the whole range; in
+    float32 it underflows to 0 where beta_min·t < about 1e-45, and there :class:`ScoreMLP` refuses to divide
+    by its square root (naming t). A large beta_max is valid; the reverse sampler's steps then overflow and
+    its run ends ``"diverged"``.
 
     >>> round(float(VPSchedule().alpha_bar(1.0)), 6)  # the end of the forward process is ≈ N(0, I)
     4.3e-05
@@ -200,8 +201,21 @@ class VPSchedule:
         revalidate_if_reassigned(self)
         self._check_process_time(t)
         t = t if isinstance(t, torch.Tensor) else to_float(t)   # np.float32 t computed in float32 (NEP 50)
-        exponent = -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
+        exponent = self._log_alpha_bar(t)
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
+
+    def noise_variance(self, t):
+        """1 − ᾱ_t, the forward process's noise variance at a time t in [0, 1] (a float or a tensor; up to
+        1 + 1e-12 as :meth:`alpha_bar`), computed as −expm1(log ᾱ_t): ``1 - alpha_bar(t)`` cancels for small
+        t (0.0 at t = 1e-20, where the variance is 1e-21; 1 % off at t = 1e-4 in float32)."""
+        revalidate_if_reassigned(self)
+        self._check_process_time(t)
+        t = t if isinstance(t, torch.Tensor) else to_float(t)
+        exponent = self._log_alpha_bar(t)
+        return -torch.expm1(exponent) if isinstance(exponent, torch.Tensor) else -math.expm1(exponent)
+
+    def _log_alpha_bar(self, t):
+        return -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
 
 
 class ScoreModel(CheckedStateModule):
@@ -381,8 +395,8 @@ class GaussianScore(ScoreModel):
             raise ValueError("mean and var (the buffers) must be finite with var > 0: written in place after "
                              "construction; build a new GaussianScore")
         x, t = X[:, :-1], X[:, -1:]
-        ab = self.schedule.alpha_bar(t)
-        return -(x - ab.sqrt() * self.mean.to(X.dtype)) / (ab * self.var.to(X.dtype) + 1.0 - ab)
+        ab, noise_var = self.schedule.alpha_bar(t), self.schedule.noise_variance(t)
+        return -(x - ab.sqrt() * self.mean.to(X.dtype)) / (ab * self.var.to(X.dtype) + noise_var)
 
 
 class ScoreMLP(ScoreModel):
@@ -467,7 +481,7 @@ class ScoreMLP(ScoreModel):
             if weight.device.type != "meta" and not bool(torch.isfinite(weight.detach()).all()):
                 raise ValueError(f"ScoreMLP's parameter {key!r} contains NaN or inf entries (written in "
                                  f"place after construction or loaded); build or train a new model")
-        sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
+        sigma = self.schedule.noise_variance(X[:, -1:]).sqrt()
         if X.shape[0] and not bool((sigma > 0).all()):   # t_min = 1e-300: ε/0, an infinite score in silence
             raise ValueError(f"t (the last column of X) = {float(X[:, -1].min())!r} is too small: the noise "
                              f"scale √(1 − ᾱ_t) is 0 in {X.dtype} there, and the score divides by it")
@@ -478,7 +492,10 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     """E[x_0 | x_t] = (x_t + (1 − ᾱ_t) ∇ log p_t(x_t)) / √ᾱ_t (Tweedie's formula, eq. (19)).
 
     ``model`` is a :class:`ScoreModel`, ``x`` a finite floating tensor (batch, n) and ``t`` one diffusion
-    time in [t_min, 1].
+    time in [t_min, 1]. For a :class:`GaussianScore` the mean is computed in its closed form (exact at every
+    t, ᾱ_t = 0 included: the prior mean); for another model the formula's rounding error is about
+    eps·|x|/√ᾱ_t, and a time where ᾱ_t underflows to 0 (a steep schedule, beta_min = 1000 at t = 1) is
+    refused naming t.
     """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
@@ -490,8 +507,38 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
             raise ValueError(f"t must be one diffusion time, got a tensor of shape {tuple(t.shape)}")
         t = float(t)
     model.schedule.check_time("t", t)
-    ab = model.schedule.alpha_bar(float(t))
-    return (x + (1.0 - ab) * model.score(x, t)) / math.sqrt(ab)
+    return _posterior_mean(model, x, float(t), model.score(x, t))
+
+
+def _posterior_mean(model: ScoreModel, x: torch.Tensor, t: float, score: torch.Tensor) -> torch.Tensor:
+    """Tweedie's E[x_0 | x_t] from ``score`` (the model's at x, t), differentiable in x.
+
+    For :class:`GaussianScore` the same mean in its closed form, (v√ᾱ x + (1 − ᾱ) m)/(ᾱ v + 1 − ᾱ): the
+    formula's x + (1 − ᾱ)·score cancels, with a rounding error of about eps·|x|/√ᾱ (0.0 for the prior mean
+    1.0 at ᾱ = 1e-272, NaN at ᾱ = 0). For other models a mean that is not finite (ᾱ_t underflowed to 0 for a
+    steep schedule) is refused naming t."""
+    schedule = model.schedule
+    ab, noise_var = schedule.alpha_bar(t), schedule.noise_variance(t)
+    if type(model).forward is GaussianScore.forward:
+        mean, var = model.mean.to(x.dtype), model.var.to(x.dtype)
+        return (var * math.sqrt(ab) * x + noise_var * mean) / (ab * var + noise_var)
+    with np.errstate(divide="ignore"):
+        mu = (x + noise_var * score) / math.sqrt(ab) if ab > 0 else torch.full_like(x, math.nan)
+    if not bool(torch.isfinite(mu.detach()).all()):
+        raise ValueError(f"t = {t!r} is too late in this schedule (alpha_bar(t) = {ab:.3g}): Tweedie's mean "
+                         f"divides by sqrt(alpha_bar) and is not finite there (x_t holds no trace of x_0)")
+    return mu
+
+
+def _posterior_variance(model: ScoreModel, t: float, jac: torch.Tensor) -> torch.Tensor:
+    """σ² per row: the mean diagonal entry of Tweedie's Cov[x_0 | x_t] = (1 − ᾱ)/√ᾱ · ∂μ/∂x (``jac``); for
+    :class:`GaussianScore` its closed form, the mean of v(1 − ᾱ)/(ᾱ v + 1 − ᾱ) (finite at ᾱ = 0 too)."""
+    ab, noise_var = model.schedule.alpha_bar(t), model.schedule.noise_variance(t)
+    if type(model).forward is GaussianScore.forward:
+        var = model.var.to(jac.dtype)
+        return (var * noise_var / (ab * var + noise_var)).mean().expand(jac.shape[0])
+    trace = torch.diagonal(jac, dim1=1, dim2=2).mean(dim=1)
+    return (noise_var / math.sqrt(ab) * trace).clamp_min(0.0)   # ab > 0: _posterior_mean refused 0
 
 
 #: the most Adam steps train_score takes (hours of training at the cap; the paper's fits take thousands)
@@ -582,8 +629,7 @@ def _train_steps(model, data, optimizer, generator, steps: int, batch_size: int,
         x0 = data[index]
         t = t_min + (1.0 - t_min) * torch.rand(batch_size, 1, generator=generator, dtype=data.dtype)
         noise = torch.randn(x0.shape, generator=generator, dtype=data.dtype)
-        ab = schedule.alpha_bar(t)
-        xt = ab.sqrt() * x0 + (1.0 - ab).sqrt() * noise
+        xt = schedule.alpha_bar(t).sqrt() * x0 + schedule.noise_variance(t).sqrt() * noise
         loss = ((model.noise(torch.cat([xt, t], dim=1)) - noise) ** 2).sum(dim=1).mean()
         losses.append(float(loss.detach()))
         if not math.isfinite(losses[-1]):

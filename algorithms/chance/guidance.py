@@ -29,7 +29,6 @@ tensor([[-1., -2.]], dtype=torch.float64)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import torch
@@ -44,7 +43,13 @@ from algorithms._validation import (
     check_takes,
     to_float,
 )
-from algorithms.chance.diffusion import ScoreModel, _dense, check_score_model
+from algorithms.chance.diffusion import (
+    ScoreModel,
+    _dense,
+    _posterior_mean,
+    _posterior_variance,
+    check_score_model,
+)
 
 __all__ = ["GUIDANCE_ORDERS", "first_order_guidance", "guidance_term", "second_order_guidance"]
 
@@ -205,7 +210,6 @@ def guidance_term(
     if order == "none":
         with torch.no_grad():
             return torch.zeros_like(x), model.score(x, t)
-    ab = model.schedule.alpha_bar(t)
     n = x.shape[1]
     # rows are independent (a row-wise model and objective), so the gradient of a column sum over
     # the batch is every row's gradient at once: n backward passes give all per-row Jacobians
@@ -213,7 +217,7 @@ def guidance_term(
         # a clone when x was made under torch.inference_mode(): torch refuses requires_grad on such a tensor
         xg = (x.clone() if x.is_inference() else x.detach()).requires_grad_(True)
         score = model.score(xg, t)
-        mu = (xg + (1.0 - ab) * score) / math.sqrt(ab)
+        mu = _posterior_mean(model, xg, t, score)
         jac = torch.stack(
             [torch.autograd.grad(mu[:, i].sum(), xg, retain_graph=i < n - 1)[0] for i in range(n)], dim=1
         )
@@ -253,8 +257,7 @@ def guidance_term(
         with torch.enable_grad():
             hess = call_user("objective(x)'s second backward (autograd)", _row_hessians, grad_f, mu_g)
         if posterior_variance is None:
-            trace = torch.diagonal(jac, dim1=1, dim2=2).mean(dim=1)
-            sigma2 = ((1.0 - ab) / math.sqrt(ab) * trace).clamp_min(0.0)
+            sigma2 = _posterior_variance(model, t, jac)
         else:
             sigma2 = check_nonnegative("posterior_variance", posterior_variance)
         g_mu = second_order_guidance(grad_f.detach(), hess.detach(), beta=beta, sigma2=sigma2)

@@ -27,6 +27,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -64,15 +65,15 @@ def min_samples(rho: float) -> int:
     ``rho`` a real in (0, 1), a positive scale of the working range (at least 1.18e-38; 1e-39 refused).
 
     With fewer, ⌊ρL⌋ = 0 and the empirical constraint allows no violated sample at all, so the
-    requested level is not represented by the data.
+    requested level is not represented by the data. Computed exactly from the float ρ (an int, also past
+    2**53: ρ = 1e-20 gives 100000000000000005485), except that a 1/ρ at most 1e-12 above an integer k counts
+    as k (ρ = 1/3 as a float is a hair below 1/3: 3 samples, not 4).
 
     >>> min_samples(0.05), min_samples(0.3)
     (20, 4)
     """
-    rho = check_rho(rho)
-    if not math.isfinite(1.0 / rho):   # 5e-324: an OverflowError in ceil
-        raise ValueError(f"rho = {rho!r} is too small: 1/rho overflows a float")
-    return math.ceil(1.0 / rho - 1e-12)
+    # exact: float 1/rho rounded counts past 2**53 (and lost the 1e-12 slack past 1e4)
+    return math.ceil(1 / Fraction(check_rho(rho)) - Fraction(1, 10**12))
 
 
 def check_rho(rho: Any) -> float:

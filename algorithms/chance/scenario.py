@@ -23,7 +23,7 @@ Control 51(5) (2006), 742-753.
 
 from __future__ import annotations
 
-import math
+import decimal
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,20 +50,23 @@ def scenario_count(rho: float, n: int, confidence: float) -> int:
 
     ``rho`` in (0, 1) is the allowed violation probability, ``n`` (int >= 1) the decision dimension and
     ``confidence`` in [1.18e-38, 1) (a positive scale of the working range: 0, subnormals such as 1e-39 and
-    1 refused).
+    1 refused). Computed in 120-digit decimal arithmetic from the float arguments: an exact int, also past
+    2**53 (ρ = 1.2e-38 with n = 2**63 - 1 is about 1.5e57).
 
     >>> scenario_count(0.1, 2, 1e-3)
     179
     """
     rho = check_rho(rho)
-    if not 0.0 < check_positive("confidence", confidence) < 1.0:
+    confidence_value = check_positive("confidence", confidence)
+    if not 0.0 < confidence_value < 1.0:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    # -log(confidence), not log(1/confidence): 1/5e-324 overflowed to inf (an OverflowError in ceil)
-    count = 2.0 / rho * (-math.log(confidence) + check_positive_int("n", n))
-    if not math.isfinite(count):
-        raise ValueError(f"rho = {rho!r} is too small: the scenario count (2/rho)(ln(1/confidence) + n) "
-                         f"overflows a float")
-    return math.ceil(count)
+    n = check_positive_int("n", n)
+    # decimal, not float: a count past 2**53 was a rounded float (thousands off at rho = 1e-20), and n past
+    # 2**53 was rounded before the sum; Decimal(float) is exact and ln is correctly rounded at 120 digits
+    with decimal.localcontext() as context:
+        context.prec = 120
+        count = 2 / decimal.Decimal(rho) * (-decimal.Decimal(confidence_value).ln() + n)
+        return int(count.to_integral_value(rounding=decimal.ROUND_CEILING))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,82 @@
+"""Round 14: valid inputs at the domains' extremes answered right (mpmath / fractions references)."""
+
+import math
+from fractions import Fraction
+
+import mpmath
+import pytest
+import torch
+
+from algorithms.chance import (
+    GaussianScore,
+    VPSchedule,
+    guidance_term,
+    min_samples,
+    scenario_count,
+    tweedie_mean,
+)
+
+mpmath.mp.dps = 50
+
+
+def _noise_variance_reference(schedule: VPSchedule, t: float) -> float:
+    t = mpmath.mpf(t)
+    exponent = -(schedule.beta_min * t + (mpmath.mpf(schedule.beta_max) - schedule.beta_min) * t * t / 2)
+    return float(-mpmath.expm1(exponent))
+
+
+@pytest.mark.parametrize("t", [1.2e-38, 1e-20, 1e-8, 1e-4, 0.5, 1.0])
+def test_noise_variance_does_not_cancel(t):
+    # 1 - alpha_bar(t) was 0.0 at t = 1e-20 (the variance is 1e-21)
+    schedule = VPSchedule(t_min=1.2e-38)
+    assert schedule.noise_variance(t) == pytest.approx(_noise_variance_reference(schedule, t), rel=1e-14)
+    small = schedule.noise_variance(torch.tensor([t], dtype=torch.float32))
+    if t >= 1e-4:   # float32: within float32 rounding (1 - alpha_bar was 1 % off at t = 1e-4)
+        assert float(small) == pytest.approx(_noise_variance_reference(schedule, t), rel=1e-6)
+
+
+def _gaussian_mean_reference(m: float, v: float, schedule: VPSchedule, t: float, x: float) -> float:
+    t = mpmath.mpf(t)
+    ab = mpmath.exp(-(schedule.beta_min * t + (mpmath.mpf(schedule.beta_max) - schedule.beta_min) * t * t / 2))
+    return float((v * mpmath.sqrt(ab) * x + (1 - ab) * m) / (ab * v + 1 - ab))
+
+
+@pytest.mark.parametrize("schedule, std, t", [
+    (VPSchedule(t_min=1e-30), 1e-10, 1e-30),           # 1 - alpha_bar rounded to 0: the score 10 % off
+    (VPSchedule(beta_min=1000.0, beta_max=2000.0), 1.0, 0.5),   # alpha_bar = 1e-272: answered 0, not 1
+    (VPSchedule(beta_min=1000.0, beta_max=2000.0), 1.0, 1.0),   # alpha_bar = 0: answered NaN
+    (VPSchedule(), 1.0, 0.5),
+])
+def test_tweedie_mean_of_gaussian_scores_is_exact(schedule, std, t):
+    model = GaussianScore([1.0], [std], schedule)
+    x = torch.tensor([[0.5]], dtype=torch.float64)
+    want = _gaussian_mean_reference(1.0, std * std, schedule, t, 0.5)
+    assert float(tweedie_mean(model, x, t)) == pytest.approx(want, rel=1e-12)
+
+
+def test_guidance_at_an_underflowed_alpha_bar_is_finite():
+    # NaN posterior means were reported as "objective wrote into its input x"
+    model = GaussianScore([1.0], [1.0], VPSchedule(beta_min=1000.0, beta_max=2000.0))
+    x = torch.tensor([[0.5]], dtype=torch.float64)
+    guidance, score = guidance_term(model, lambda z: z[:, 0] ** 2, x, 1.0, beta=1.0)
+    assert torch.isfinite(guidance).all() and float(score) == pytest.approx(-0.5)
+
+
+@pytest.mark.parametrize("rho", [0.05, 0.3, 0.1, 1e-20, 3e-20, 1.2e-38, 2.0**-60 * 3])
+def test_min_samples_is_the_exact_ceiling(rho):
+    # a float 1/rho past 2**53 was rounded: 1e20 for rho = 1e-20 (the ceiling is 100000000000000005485)
+    assert min_samples(rho) == math.ceil(1 / Fraction(rho))
+
+
+def test_min_samples_reads_a_float_reciprocal_as_its_integer():
+    assert (min_samples(1 / 3), min_samples(1 / 7)) == (3, 7)
+
+
+@pytest.mark.parametrize("rho, n, confidence", [
+    (0.1, 2, 1e-3), (1e-20, 3, 0.5), (1.2e-38, 2**63 - 1, 1.2e-38), (0.3, 1, 1 - 1e-16),
+    (2.0**-60, 2**53 + 1, 0.999999),
+])
+def test_scenario_count_is_the_exact_ceiling(rho, n, confidence):
+    with mpmath.workdps(120):
+        want = int(mpmath.ceil(2 / mpmath.mpf(rho) * (-mpmath.log(mpmath.mpf(confidence)) + n)))
+    assert scenario_count(rho, n, confidence) == want
