@@ -408,7 +408,8 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
 
     ``value`` is a float (−inf/NaN refused): any real or +inf, a run's own value (f's answers are not
     bounded by the working range: 1e39 gives its regret), ``problem`` a :class:`BlackBoxProblem` with
-    ``optimum`` and ``f_ref`` given.
+    ``optimum`` and ``f_ref`` given. A regret past float64's largest number (value − f* = 1e300 over
+    f_ref − f* = 1e-38) is returned as inf, as for value = inf.
 
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=1.0, f_ref=3.0)

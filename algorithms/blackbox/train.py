@@ -28,10 +28,13 @@ H. Guo et al. DesignX. NeurIPS 2025, arXiv:2505.17866 (Section 3.3, Appendix D A
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -95,16 +98,46 @@ def _used_logp(agent2, ep):
         return (torch.distributions.Normal(mean, std).log_prob(act) * used).sum((1, 2)).tolist()
 
 
+class _OneTorchThread:
+    """torch limited to one intra-op thread while ``train`` runs, the process's count restored when the last
+    concurrent training leaves. torch.set_num_threads sets the calling thread's OpenMP count and the default
+    of threads that start later: each training saving and restoring it on its own let the second of two
+    concurrent ones save the first's limit (1) and restore it at its end, so every thread started afterwards
+    ran on one thread. Counted under a lock instead: the first to enter saves the count, each entrant limits
+    its own thread, a leaver gives its thread back its own count, and the last leaves the saved one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved = 0
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            own = torch.get_num_threads()
+            if self._users == 0:
+                self._saved = own
+            self._users += 1
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users -= 1
+                torch.set_num_threads(self._saved if self._users == 0 else own)
+
+
+#: the one counter of every training in this process (the thread count it guards is the process's)
+_ONE_TORCH_THREAD = _OneTorchThread()
+
+
 def _restoring_threads(fn):
-    """Run ``fn`` with torch's thread count restored afterwards (training sets it to 1: it stayed 1 in the
-    caller's process)."""
+    """Run ``fn`` on one torch thread, the caller's count restored when the last concurrent call ends
+    (training sets it to 1: it stayed 1 in the caller's process)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        threads = torch.get_num_threads()
-        try:
+        with _ONE_TORCH_THREAD.held():
             return fn(*args, **kwargs)
-        finally:
-            torch.set_num_threads(threads)
     return wrapper
 
 
@@ -144,7 +177,6 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
         raise ValueError(f"out must be a directory, got the file {str(out)!r}")
     seed = check_seed(seed)
     resume, progress = check_bool("resume", resume), check_bool("progress", progress)
-    torch.set_num_threads(1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)

@@ -49,6 +49,7 @@ from algorithms._validation import (
     check_seed,
     check_working_range,
 )
+from algorithms.chance.diffusion import PROGRESS_TICK
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples, unit_of
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
@@ -217,6 +218,7 @@ def collect_feasible_points(
     points = []
     size = min(max(bootstrap_size, 2), h.shape[0])
     smallest = min(max(min_samples(problem.rho), 2), size)
+    tick = PROGRESS_TICK.get()
     for _ in range(2 * n_points):
         if restriction == "scenario":
             subset = rng.choice(h.shape[0], size=int(rng.integers(smallest, size + 1)), replace=False)
@@ -226,6 +228,8 @@ def collect_feasible_points(
             x = restricted_solution(problem, h[subset], float(rng.uniform(0.0, Z_MAX)))
         if x is not None:
             points.append(x)
+            if tick is not None:
+                tick()
         if len(points) == n_points:
             break
     if not points:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +58,10 @@ __all__ = ["GaussianScore", "ScoreMLP", "ScoreModel", "VPSchedule", "train_score
 
 
 _TINY = float(np.finfo(np.float64).tiny)
+
+#: called once per unit of work by train_score (a step) and collect_feasible_points (a point found) when set:
+#: GGDOpt's progress bar over stages 1 and 2 (minutes of a default run showed nothing before stage 3)
+PROGRESS_TICK: ContextVar[Callable[[], object] | None] = ContextVar("chance_progress_tick", default=None)
 
 
 def _dense(name: str, value):
@@ -144,7 +150,9 @@ class VPSchedule:
 
     def check_time(self, name: str, t) -> None:
         """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the
-        schedule is defined (at t = 0 the noise scale √(1 − ᾱ) is 0 and the score divides by it).
+        schedule is defined (at t = 0 the noise scale √(1 − ᾱ) is 0 and the score divides by it), up to the
+        rounding of t's dtype: t_min·(1 − eps) (a float32 tensor's nearest value to t_min may lie below it)
+        and 1 + 1e-12 are accepted; t = 0 never is.
 
         ``name`` (a str) is the argument's name in the error.
         """
@@ -156,14 +164,18 @@ class VPSchedule:
             if t.numel() == 0 or t.device.type == "meta":
                 return  # shape and device are checked where the tensor is used
             lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
+            eps = float(torch.finfo(t.dtype).eps)
         else:
             if isinstance(t, bool) or not isinstance(t, numbers.Real):
                 raise TypeError(f"{name} must be a real number in [t_min, 1] (a diffusion time), got "
                                 f"{type(t).__name__} {t!r}")
             lo = hi = to_float(t)  # 10**400: inf, refused below (float() raised a bare OverflowError)
-        slack = 1e-12  # the sampler's last time 1 − n·Δ equals t_min up to rounding
-        if not (self.t_min - slack <= lo and hi <= 1.0 + slack):  # NaN fails both
-            bad = lo if not self.t_min - slack <= lo else hi
+            eps = float(np.finfo(np.float64).eps)
+        # relative to t_min: an absolute 1e-12 let t = 0 through for t_min < 1e-12 (red14a), and refused
+        # float32's rounding of t_min = 0.45 (train_score's t = t_min + (1 - t_min)·u in float32)
+        lowest = self.t_min * (1.0 - eps)
+        if not (lowest <= lo and hi <= 1.0 + 1e-12):  # NaN fails both
+            bad = lo if not lowest <= lo else hi
             raise ValueError(f"{name} must lie in [t_min = {self.t_min:g}, 1] (the schedule's diffusion "
                              f"times), got {bad!r}")
 
@@ -624,7 +636,10 @@ def train_score(
 
 def _train_steps(model, data, optimizer, generator, steps: int, batch_size: int, losses: list[float]) -> None:
     schedule, t_min = model.schedule, model.schedule.t_min
+    tick = PROGRESS_TICK.get()
     for _ in range(steps):
+        if tick is not None:
+            tick()
         index = torch.randint(0, data.shape[0], (batch_size,), generator=generator)
         x0 = data[index]
         t = t_min + (1.0 - t_min) * torch.rand(batch_size, 1, generator=generator, dtype=data.dtype)

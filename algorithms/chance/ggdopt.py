@@ -51,9 +51,10 @@ Programming. NeurIPS 2025, arXiv:2510.12238.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +75,7 @@ from algorithms._validation import (
     revalidate_if_reassigned,
 )
 from algorithms.chance.data import MAX_POINTS, RESTRICTIONS, collect_feasible_points
-from algorithms.chance.diffusion import MAX_TRAIN_STEPS, ScoreMLP, ScoreModel, train_score
+from algorithms.chance.diffusion import MAX_TRAIN_STEPS, PROGRESS_TICK, ScoreMLP, ScoreModel, train_score
 from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, out_of_sample_feasibility
 from algorithms.chance.sampler import (
@@ -312,6 +313,24 @@ def _named_f(run: Callable[[], Any]) -> Any:
                          "differentiable on the box") from exc
 
 
+@contextlib.contextmanager
+def _stage_bar(options: SolveOptions, total: int, desc: str) -> Iterator[None]:
+    """A progress bar over stage 1 or 2 when ``options.progress`` (about two minutes of a default run showed
+    nothing before stage 3's bar): ticked by PROGRESS_TICK, closed on the way out."""
+    if not options.progress:
+        yield
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=desc, leave=False)
+    token = PROGRESS_TICK.set(lambda: bar.update(1))
+    try:
+        yield
+    finally:
+        PROGRESS_TICK.reset(token)
+        bar.close()
+
+
 def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
     revalidate_if_reassigned(algorithm)   # beta = -1 set with object.__setattr__ ran stage 1 for minutes
     dtype = problem.dtype
@@ -331,13 +350,14 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
             trace=monitor.trace,
         )
     start = time.perf_counter()
-    points, violation = collect_feasible_points(
-        problem,
-        n_points=algorithm.n_train_points,
-        bootstrap_size=algorithm.bootstrap_size,
-        seed=seed,
-        restriction=algorithm.restriction,
-    )
+    with _stage_bar(options, algorithm.n_train_points, "GGDOpt stage 1: feasible points"):
+        points, violation = collect_feasible_points(
+            problem,
+            n_points=algorithm.n_train_points,
+            bootstrap_size=algorithm.bootstrap_size,
+            seed=seed,
+            restriction=algorithm.restriction,
+        )
     feasible = points[violation <= problem.rho]
     result = GGDOptResult(train_points=points, train_violation=violation, losses=[])
     if feasible.shape[0] < MIN_FEASIBLE_POINTS:
@@ -363,9 +383,9 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     f_scale = max(float(f_train.std()), 1e-12)
     model = ScoreMLP(problem.n, hidden=algorithm.hidden, seed=seed, dtype=torch_dtype)
     data = torch.as_tensor((feasible - center) / scale, dtype=torch_dtype)
-    result.losses = train_score(
-        model, data, steps=algorithm.train_steps, lr=algorithm.lr, batch_size=algorithm.batch_size, seed=seed
-    )
+    with _stage_bar(options, algorithm.train_steps, "GGDOpt stage 2: score training"):
+        result.losses = train_score(model, data, steps=algorithm.train_steps, lr=algorithm.lr,
+                                    batch_size=algorithm.batch_size, seed=seed)
     stats.train_seconds = time.perf_counter() - start
     if not np.isfinite(result.losses[-1]):
         x = center.astype(dtype)

@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     check_working_range,
+    precision_rank,
     remember_validated,
     to_float,
 )
@@ -299,9 +300,7 @@ class ChanceConstrainedProblem(Problem):
     def _check_precision(self, name: str, value: torch.Tensor) -> None:
         """f's and g's values at least as precise as the problem's dtype: a half f of float64 data answered
         2/3 as 0.66650390625, in silence (bfloat16 met torch's "unsupported ScalarType")."""
-        low = value.dtype in (torch.float16, torch.bfloat16) or \
-            (value.dtype == torch.float32 and self.dtype == np.float64)
-        if low:
+        if precision_rank(value) < precision_rank(self.h_samples):   # the tensor is floating (checked before)
             raise TypeError(f"{name} must return values of the problem's dtype torch.{self.dtype} (that of "
                             f"h_samples) or wider, got {value.dtype}")
 

@@ -37,7 +37,8 @@ def test_noise_variance_does_not_cancel(t):
 
 def _gaussian_mean_reference(m: float, v: float, schedule: VPSchedule, t: float, x: float) -> float:
     t = mpmath.mpf(t)
-    ab = mpmath.exp(-(schedule.beta_min * t + (mpmath.mpf(schedule.beta_max) - schedule.beta_min) * t * t / 2))
+    rate = mpmath.mpf(schedule.beta_max) - schedule.beta_min
+    ab = mpmath.exp(-(schedule.beta_min * t + rate * t * t / 2))
     return float((v * mpmath.sqrt(ab) * x + (1 - ab) * m) / (ab * v + 1 - ab))
 
 
@@ -80,3 +81,37 @@ def test_scenario_count_is_the_exact_ceiling(rho, n, confidence):
     with mpmath.workdps(120):
         want = int(mpmath.ceil(2 / mpmath.mpf(rho) * (-mpmath.log(mpmath.mpf(confidence)) + n)))
     assert scenario_count(rho, n, confidence) == want
+
+
+@pytest.mark.parametrize("t", [0.0, 1e-20 * (1 - 1e-15)])
+def test_check_time_refuses_times_below_a_tiny_t_min(t):
+    # an absolute slack of 1e-12 let t = 0 through when t_min = 1e-20 (red14a)
+    with pytest.raises(ValueError, match="t must lie in"):
+        VPSchedule(t_min=1e-20).check_time("t", t)
+
+
+def test_check_time_takes_float32_rounding_of_t_min():
+    VPSchedule(t_min=0.45).check_time("t", torch.tensor([0.45], dtype=torch.float32))   # 0.44999998
+
+
+@pytest.mark.parametrize("std, t_min, want", [
+    (1e-10, 1e-12, -1 / (1e-20 + 1e-13)),   # 3e-4 off with 1 - alpha_bar (red14a)
+    (1e-30, 1e-20, -1e21),                  # refused as "NaN or inf scores" before
+])
+def test_gaussian_score_at_tiny_times(std, t_min, want):
+    schedule = VPSchedule(t_min=t_min)
+    x = torch.tensor([[1.0]], dtype=torch.float64)
+    t = mpmath.mpf(t_min)
+    noise_var = -mpmath.expm1(-(mpmath.mpf(0.1) * t + (mpmath.mpf(20.0) - mpmath.mpf(0.1)) * t * t / 2))
+    exact = float(-1 / ((1 - noise_var) * mpmath.mpf(std) ** 2 + noise_var))
+    assert float(GaussianScore([0.0], [std], schedule).score(x, t_min)) == pytest.approx(exact, rel=1e-13)
+    assert exact == pytest.approx(want, rel=1e-3)
+
+
+@pytest.mark.parametrize("call, want", [
+    (lambda: scenario_count(0.1, 1, 1 - 1e-16), 21), (lambda: scenario_count(2 / 3, 1, math.exp(-1)), 7),
+    (lambda: scenario_count(0.5, 2**53 + 1, 0.5), 36028797018963975),
+    (lambda: min_samples(3e-17), 33333333333333333),
+])
+def test_red14a_counts(call, want):
+    assert call() == want
