@@ -1447,7 +1447,10 @@ def _assumption_cases() -> list[Boundary]:
         # diffusion times lie in [t_min, 1] up to the sampler's rounding slack 1e-12 (#46 round 4, seed 4:
         # the slack dropped and the upper end 1 → 2 survived); an integer tensor is checked too (#43 round 11:
         # it was left to its user's check, and t = 5 reached the sampler)
-        Boundary("diffusion times >= t_min − 1e-12", "t", lambda: schedule.check_time("t", 0.001 - 5e-13),
+        # #43 round 14: the slack is relative, t_min·(1 − eps) (an absolute 1e-12 took t = 0 for tiny t_min):
+        # the probe moved to that boundary (the float just below t_min), the control kept
+        Boundary("diffusion times >= t_min·(1 − eps)", "t",
+                 lambda: schedule.check_time("t", float(np.nextafter(0.001, 0.0))),
                  lambda: schedule.check_time("t", 0.001 - 2e-12)),
         Boundary("diffusion times <= 1 + 1e-12", "t", lambda: schedule.check_time("t", 1.0 + 5e-13),
                  lambda: schedule.check_time("t", 1.0 + 2e-12)),
@@ -1559,7 +1562,8 @@ register(Claim(
               "accepted), small data (max|f| + max|g| < 1), |g| ~ 1e4 and float32 data included; β > 0; "
               "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row; a VP schedule "
               "with 0 < t_min < 0.5 and β_max > β_min; a restricted solution over >= 2 samples of h's width "
-              "at a real margin z >= 0; diffusion times in [t_min, 1] up to 1e-12 (the refusal reporting the "
+              "at a real margin z >= 0; diffusion times in [t_min, 1] up to rounding, t_min·(1 − eps) and "
+              "1 + 1e-12 (the refusal reporting the "
               "entry out of range), float and integer tensors of times checked, an empty or a meta one left "
               "to its user) is enforced "
               "at its boundary: the value just inside is accepted, the value just outside is refused with a "

@@ -164,7 +164,7 @@ class VPSchedule:
             if t.numel() == 0 or t.device.type == "meta":
                 return  # shape and device are checked where the tensor is used
             lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
-            eps = float(torch.finfo(t.dtype).eps)
+            eps = float(torch.finfo(t.dtype if t.is_floating_point() else torch.float64).eps)
         else:
             if isinstance(t, bool) or not isinstance(t, numbers.Real):
                 raise TypeError(f"{name} must be a real number in [t_min, 1] (a diffusion time), got "

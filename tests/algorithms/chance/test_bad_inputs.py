@@ -622,9 +622,12 @@ ROUND9 = [
     # class 1: subnormal positive scales, huge sizes and physical scales refused by name
     BadInput(VPSchedule, lambda: VPSchedule(beta_min=5e-324), ValueError, ("beta_min", "working range"),
              "beta-min-subnormal"),
-    BadInput(ScoreMLP.forward, lambda: ScoreMLP(2, hidden=4, schedule=VPSchedule(t_min=1.2e-38))(
-        torch.tensor([[0.0, 0.0, 1.2e-38]], dtype=torch.float64)), ValueError, ("t", "too small"),
-             "noise-scale-zero"),
+    # round 14: 1 − ᾱ_t no longer cancels (float64 keeps 1.2e-39 at t = 1.2e-38); a noise variance below
+    # float32's range (beta_min·t = 1.4e-76) is still 0 there
+    BadInput(ScoreMLP.forward, lambda: ScoreMLP(2, hidden=4, dtype=torch.float32, schedule=VPSchedule(
+        beta_min=1.2e-38, beta_max=1.0, t_min=1.2e-38))(
+        torch.tensor([[0.0, 0.0, 1.2e-38]], dtype=torch.float32)),
+             ValueError, ("t", "too small"), "noise-scale-zero"),
     BadInput(first_order_guidance, lambda: first_order_guidance(G2, beta=5e-324), ValueError,
              ("beta", "working range"), "beta-subnormal"),
     BadInput(GGDOpt, lambda: GGDOpt(beta=1e-320), ValueError, ("beta", "working range"), "beta-subnormal"),
