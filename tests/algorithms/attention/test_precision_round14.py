@@ -119,3 +119,15 @@ def test_learnable_decided_exactly_at_the_boundary(gamma, alpha, beta):
         expected = bool(mpmath.sqrt(1 - g * g) > psi)
     assert learnable(gamma, alpha, beta) is expected
     assert bool(phase_map([gamma], [alpha], beta)[0, 0]) is expected
+
+
+def test_phase_map_decides_each_distinct_boundary_pair_once():
+    # every cell on the boundary: decided cell by cell, the documented 8192 × 8192 grid ran ~27 min (red14b)
+    import time
+
+    gamma = 0.6
+    alpha = (1 - gamma) * (1 + gamma) / 2
+    start = time.perf_counter()
+    grid = phase_map([gamma] * 4096, [alpha] * 4096)
+    assert time.perf_counter() - start < 10.0
+    assert grid.shape == (4096, 4096) and not grid.any() and learnable(gamma, alpha) is False
