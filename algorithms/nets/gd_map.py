@@ -851,6 +851,9 @@ class StrictSaddle(Problem):
         return (self.init_scale * rng.standard_normal(self.dim)).astype(self.a.dtype)
 
 
+#: the longest run :class:`GDMap` starts (seconds, from a lower bound of its per-step cost)
+MAX_RUN_SECONDS = 60.0
+
 #: GD reports ``Diverged`` once ‖z_k‖ exceeds this multiple of (1 + ‖z_0‖): on the coercive StrictSaddle
 #: family a convergent run stays within a few ‖z_0‖ + max √b_j, so this is blow-up, not a slow run.
 DIVERGENCE_FACTOR = 1e8
@@ -864,7 +867,9 @@ class GDMap(Algorithm):
     Stops with ``Success`` when ‖∇f(z_k)‖ ≤ ``tol`` (default 1e-8 in float64,
     1e-4 in float32); ``Diverged`` on a non-finite iterate or once ‖z_k‖ >
     ``DIVERGENCE_FACTOR`` · (1 + ‖z_0‖) (1e8; the last finite iterate is kept);
-    ``MaxIters`` after ``maxiters`` steps (default 20000) without the criterion. The
+    ``MaxIters`` after ``maxiters`` steps (default 20000) without the criterion; ``maxiters`` an int >= 0
+    whose run fits in ``MAX_RUN_SECONDS`` = 60 s at >= 20 µs a step (about 3·10⁶ steps; a larger one is
+    refused naming maxiters, as the family's other long loops: 2**31 − 1 steps ran for hours). The
     start is the problem's ``x0`` or a Gaussian draw from ``seed`` (random initialization).
 
     References: Lee, Simchowitz, Jordan & Recht (COLT 2016): GD from a random start
@@ -894,6 +899,11 @@ def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> So
     dtype = z.dtype
     tol = options.tolerance(1e-8 if dtype == np.float64 else 1e-4)
     maxiters = check_count("maxiters", options.iterations(20000), 0)    # 2**63 looped for ever
+    per_step = 2e-5 + 2e-9 * problem.dim       # a lower bound of one step's cost on one core
+    if maxiters * per_step > MAX_RUN_SECONDS:  # 2**31 - 1 steps of lr = 1e-30 (tol never met) ran 33 h
+        raise ValueError(f"GDMap: maxiters={maxiters} would run for at least {maxiters * per_step:.3g} s if "
+                         f"tol is never met, past the limit of {MAX_RUN_SECONDS:g} s (MAX_RUN_SECONDS); pass "
+                         f"maxiters <= {int(MAX_RUN_SECONDS / per_step)}")
     lr = dtype.type(algorithm.lr)
     blowup = DIVERGENCE_FACTOR * (1.0 + float(np.linalg.norm(z)))
     monitor = IterationMonitor(options, total=maxiters, desc="GDMap")
