@@ -7,8 +7,6 @@ back. ``block_size=None`` gives one tile, the whole matrix.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from algorithms._validation import is_choice
@@ -19,7 +17,7 @@ def tile_shape(shape: torch.Size, block_size: int | None) -> tuple[int, int, int
     d_out, d_in = shape
     rows = d_out if block_size is None else min(block_size, d_out)
     cols = d_in if block_size is None else min(block_size, d_in)
-    return rows, cols, math.ceil(d_out / rows), math.ceil(d_in / cols)
+    return rows, cols, -(-d_out // rows), -(-d_in // cols)      # integer ceilings: exact for any ints
 
 
 def to_tiles(matrix: torch.Tensor, block_size: int | None) -> torch.Tensor:

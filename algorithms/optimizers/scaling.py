@@ -128,7 +128,7 @@ def independent_weight_decay(base_weight_decay: float, width: int, base_width: i
 
 
 def _blocks(dim: int, block_size: int | None) -> int:
-    return 1 if block_size is None else math.ceil(dim / block_size)
+    return 1 if block_size is None else -(-dim // block_size)     # an integer ceiling, exact
 
 
 def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int,
