@@ -345,8 +345,9 @@ def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.
 def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
     """UᵀH_iU with U an orthonormal basis of range(H): the common null space ∩ ker H_i never moves.
 
-    An eigenvalue λ of the mean H counts as null when λ ≤ ``rtol``·max(max |λ|, 1e-300) (the
-    floor makes the zero stack's range empty: shape (n, 0, 0)).
+    An eigenvalue λ of the mean H counts as null when λ ≤ ``rtol``·max |λ| (``rtol`` > 0 in [1.18e-38,
+    3.4e38]; relative at every scale, Hessians of 1e-305 included; the zero stack's range is empty: shape
+    (n, 0, 0)).
 
     >>> restrict_to_range(np.stack([np.diag([1.0, 0.0]), np.diag([3.0, 0.0])])).shape
     (2, 1, 1)
@@ -356,9 +357,11 @@ def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
 
 
 def _restrict_to_range(H: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
-    mean = H.mean(axis=0)
-    vals, vecs = np.linalg.eigh(mean)
-    keep = vals > rtol * max(float(np.abs(vals).max(initial=0.0)), 1e-300)
+    mean = _unit_scale(H.mean(axis=0)[None])[0]     # eigh at unit scale (a power of two: exact)
+    vals, vecs = np.linalg.eigh(mean[0])
+    top = float(np.abs(vals).max(initial=0.0))
+    # relative at every scale (a floor of 1e-300 emptied the range of Hessians of 1e-305); 0 keeps nothing
+    keep = vals > rtol * top if top > 0 else np.zeros(vals.shape, dtype=bool)
     if keep.all():
         return H
     U = vecs[:, keep]

@@ -244,3 +244,13 @@ def test_perturbed_stationary_moment_at_tiny_steps(lr, sampling):
         want = c / (1 - c)           # X = T(X + I) on the diagonal (off-diagonal entries stay 0)
         assert abs(mpmath.mpf(float(X[j, j])) - want) <= 1e-12 * want, (j, X[j, j], want)
     assert X[0, 1] == 0.0
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-300, 1e-305, 1e-320])
+def test_restrict_to_range_is_relative_at_every_scale(scale):
+    # a floor of 1e-300 on the null threshold emptied the range of a rank-1 stack of 1e-305
+    from algorithms.nets.stability import restrict_to_range
+
+    H = scale * np.stack([np.diag([1.0, 0.0]), np.diag([3.0, 0.0])])
+    assert restrict_to_range(H).shape == (2, 1, 1)
+    assert restrict_to_range(0.0 * H).shape == (2, 0, 0)
