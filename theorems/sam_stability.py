@@ -2880,11 +2880,14 @@ def _documented_edge_cases() -> list[str]:
     if not all(abs(tilt[i, i] - want) <= 1e-12 * abs(want) for i, want in enumerate((1.0 + 5e7, -5e-9))):
         wrong.append(f"sam_effective_hessians(diag(1, −1e-8), ρ = 5e7) has mean diagonal "
                      f"{np.diag(tilt).tolist()}, not H(I + ρH) = (1 + 5e7, −5e-9)")
-    # restrict_to_range's documented null rule λ ≤ rtol·max(max|λ|, 1e-300) at its ties (diagonal input: eigh
-    # exact; 1e-10·1.0 and 1e-10·1e-300 exact products), its rtol argument, and the empty range of H_i = 0
+    # restrict_to_range's documented null rule λ ≤ rtol·max|λ| (round 14: relative at every scale, no 1e-300
+    # floor) at its ties, at unit and at subnormal scale (diagonal input: eigh exact; 1e-10·1.0 and
+    # 1e-10·1e-300 exact products, the power-of-two rescaling exact), its rtol argument, a rank-one stack of
+    # 1e-310 (range 1: the old floor emptied it), and the empty range of H_i = 0
     for entries, rtol, want in (((1.0, 1e-10), 1e-10, 1), ((1.0, 1.5e-10), 1e-10, 2),
-                                ((1.0, 1e-10), 1e-11, 2), ((1e-310, 0.0), 1e-10, 0),
-                                ((1.5e-310, 0.0), 1e-10, 1), ((0.0, 0.0), 1e-10, 0)):
+                                ((1.0, 1e-10), 1e-11, 2), ((1e-300, 1e-310), 1e-10, 1),
+                                ((1e-300, 1.5e-310), 1e-10, 2), ((1e-310, 0.0), 1e-10, 1),
+                                ((0.0, 0.0), 1e-10, 0)):
         shape = _stability.restrict_to_range(np.diag(entries)[None], rtol).shape
         if shape != (1, want, want):
             wrong.append(f"restrict_to_range(diag{entries}, rtol = {rtol}) has shape {shape}, not "
@@ -2965,7 +2968,8 @@ register(Claim(
               "applies; the PSD tie at scale 1 accepted; check_hessians returning the symmetric part; "
               "sam_effective_hessians' mean H(I + ρH) inside the PSD tolerance; every SAM function "
               "depending on ρ/α only ((0.3, 2) = (0.15, 1)); the SAM operator at ρ/α = 1; "
-              "restrict_to_range's null rule λ ≤ rtol·max(max|λ|, 1e-300) at its ties, rtol and floor; "
+              "restrict_to_range's null rule λ ≤ rtol·max|λ| at its ties (scale 1 and 1e-300), rtol, a "
+              "rank-one stack of 1e-310 and the zero stack; "
               "power iteration stopping in 2 steps when I is an eigenvector; critical_step_size's doubling "
               "bracket (crossed inside at level 1e23, inf at 1e24 on H = 4); PSD required by radius_curve "
               "at ρ = 0, gd_stable and dexter_divergence_condition; perturbed_mean_square without PSD, "
