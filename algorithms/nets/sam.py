@@ -583,6 +583,10 @@ def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: 
 
 
 # ----------------------------------------------------------------------------- algorithms
+#: the most steps SGDTraining / SAMTraining take: 60 s (the family's MAX_RUN_SECONDS) at >= 100 µs a step
+MAX_STEPS = 600_000
+
+
 @dataclass(frozen=True)
 class SGDTraining(Algorithm):
     """Mini-batch SGD θ ← θ − η ∇L_B(θ), batches without replacement, reshuffled each epoch.
@@ -590,7 +594,9 @@ class SGDTraining(Algorithm):
     An epoch is ⌊n/B⌋ consecutive batches of a fresh permutation (a last partial batch is
     dropped); the permutations are successive ``torch.randperm(n)`` draws of one generator seeded
     with the solve seed (0 when none is given), the initialization ``net.init(seed, init_scale)``.
-    ``maxiters`` counts steps (default 2000); ``tol`` (default 1e-4) stops with
+    ``maxiters`` counts steps (default 2000; at most ``MAX_STEPS`` = 600000, a run of 60 s at >= 100 µs a
+    step: a larger one is refused naming maxiters, as 2**31 − 1 steps ran for weeks); ``tol`` (default 1e-4)
+    stops with
     ``Success`` once the full training loss is ≤ tol (the only way to ``Success``); a
     non-finite loss or parameter, or a loss above 1e12, is ``Diverged`` (any ``lr`` >= 1.18e-38 is taken, a
     subnormal one moving nothing is refused: one large
@@ -660,6 +666,9 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
         raise ValueError(f"batch_size must be <= n = {problem.n}, got {batch_size}")
     seed = 0 if options.seed is None else options.seed
     steps = check_count("maxiters", options.iterations(2000), 0)    # 2**63 looped for ever
+    if steps > MAX_STEPS:      # 2**31 - 1 steps (a valid count) at >= 100 µs each: weeks
+        raise ValueError(f"maxiters must be <= {MAX_STEPS} (MAX_STEPS: 60 s at >= 100 µs a step), got "
+                         f"{steps}")
     tol = options.tolerance(1e-4)
     net = problem.net
     X, y = problem.tensors()

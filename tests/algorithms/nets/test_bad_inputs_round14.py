@@ -17,3 +17,15 @@ def test_gdmap_refuses_a_run_estimated_past_its_time_limit(maxiters):
 
 def test_gdmap_takes_maxiters_inside_the_limit():
     assert solve(StrictSaddle(a=[1.0], b=[1.0]), GDMap(lr=0.1), maxiters=2_000_000, seed=0).successful
+
+
+@pytest.mark.parametrize("maxiters", [2**31 - 1, 600_001])
+@pytest.mark.parametrize("which", ["sgd", "sam"])
+def test_sgd_and_sam_training_refuse_runs_past_max_steps(maxiters, which):
+    # 2**31 - 1 steps (a valid count) at milliseconds each ran for weeks
+    from algorithms.nets.sam import SAMTraining, SGDTraining, parity_task
+
+    algorithm = SGDTraining(lr=0.01, batch_size=1) if which == "sgd" else SAMTraining(lr=0.01, rho=0.01,
+                                                                                        batch_size=1)
+    with pytest.raises(ValueError, match="maxiters"):
+        solve(parity_task(n=4, in_features=3, width=2, seed=0), algorithm, maxiters=maxiters)
