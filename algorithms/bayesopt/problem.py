@@ -44,9 +44,12 @@ class ConstrainedBOProblem(Problem):
     3.4e38) is the constrained optimum value; when given, the solve reports the simple regret r_t = f⁺_t −
     f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol. ``x_star`` (optional)
     is a minimizer. Both given: f(x_star) must equal f_star and c(x_star) <= 0 (one evaluation of f and c
-    at construction). ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone cannot
-    be checked up front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible evaluation
-    lies below it (f_star is then not the minimum, and its regret would be negative: a false ``Success``).
+    at construction), to within an optimizer's polish: |f(x_star) − f_star| <= 1e-6·max(1, |f_star|) and
+    c(x_star) <= 1e-6 (absolute: f in tiny units, f_star = 1e-10 beside f(x_star) = 5e-10, passes; rescale f
+    to make the check bite). ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone
+    cannot be checked up front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible
+    evaluation lies below it by more than 1e-6·max(1, |f_star|) (f_star is then not the minimum, and its
+    regret would be negative: a false ``Success``).
     An f_star below the true optimum cannot be told from the evaluations: the regret then never reaches
     ``tol`` and a solve ends ``MaxIters`` (never ``Success``). ``n_constraints`` is m, an int >= 1; left
     ``None``, it is read off one call of ``c`` at the centre of the box (pass it when c is expensive).

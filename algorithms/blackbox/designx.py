@@ -325,9 +325,9 @@ def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) ->
     ℓ_0 at the first control step (after the feature sample and the initial population). They sum to
     the fraction of the log-regret gap closed (1 at f*), however small the starting regret; an episode
     that starts at f* (ℓ_0 = log10 floor: nothing to close) earns 0 per step. ``optimum`` a finite real
-    (f*, at most every value the episode reached); ``floor`` a float in [1.18e-38, 3.4e38], a positive
-    scale of the working range (regrets below it count as 0: a floor above the episode's regrets, e.g.
-    3.4e38, gives 0 rewards; 1e39 is refused naming floor)."""
+    (f*, at most every value the episode reached, up to 1e-6·max(1, |optimum|)); ``floor`` a float in
+    [1.18e-38, 3.4e38], a positive scale of the working range (regrets below it count as 0: a floor above
+    the episode's regrets, e.g. 3.4e38, gives 0 rewards; 1e39 is refused naming floor)."""
     if not isinstance(episode, Episode):
         raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
     optimum, floor = check_finite_real("optimum", optimum), check_positive("floor", floor)

@@ -93,8 +93,9 @@ class BlackBoxProblem(Problem):
     working range). ``name`` labels reports. ``vectorized`` (bool): ``f`` takes
     a whole population ``X`` (n, d) and returns n values, instead of one point ``x`` (d,) and a float. An
     evaluation below ``optimum``
-    (beyond 1e-6 relative) shows it is not the minimum: the :class:`Evaluator` (so every solve)
-    raises ``ValueError`` naming ``optimum`` there.
+    by more than 1e-6·max(1, |optimum|) (relative above 1, absolute below: float32 rounding of a vectorized f
+    at its minimizer; optimum = 1e-10 beside a value 5e-11 passes) shows it is not the minimum: the
+    :class:`Evaluator` (so every solve) raises ``ValueError`` naming ``optimum`` there.
 
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100)

@@ -341,11 +341,16 @@ def _check_points(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
     return x
 
 
-def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Fraction of the rows of ``h`` at which some component of g(x, h) is < 0, per row of x."""
+def _satisfied(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Per (row of x, row of h): every component of g(x, h) >= 0 (to FEAS_TOL in g's units)."""
     # FEAS_TOL in g's units: g scaled by 1e-9 had every sample "satisfied" within an absolute 1e-7
-    satisfied = np.all(problem.constraints(x, h) >= -FEAS_TOL * problem._g_unit, axis=2)
-    return 1.0 - satisfied.mean(axis=1)
+    return np.all(problem.constraints(x, h) >= -FEAS_TOL * problem._g_unit, axis=2)
+
+
+def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Fraction of the rows of ``h`` at which some component of g(x, h) is < 0, per row of x: the count
+    over L, correctly rounded (1 − satisfied/L was an ulp above the ρ = 1/3 of one violation in 3)."""
+    return (~_satisfied(problem, x, h)).mean(axis=1)
 
 
 def empirical_violation(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
@@ -384,7 +389,7 @@ def out_of_sample_feasibility(
         raise ValueError(
             f"h_sampler must return shape ({count}, {problem.h_samples.shape[1]}), got {fresh.shape}"
         )
-    return 1.0 - violation_fraction(problem, x, fresh)
+    return _satisfied(problem, x, fresh).mean(axis=1)
 
 
 def require_linear(problem: ChanceConstrainedProblem, method: str) -> LinearStructure:

@@ -228,7 +228,7 @@ def linear_gaussian_problem(
     c_bar = rng.uniform(0.5, 1.5, size=n)
     d = n / 4.0
     samples = (c_bar + rng.standard_normal((n_samples, n))).astype(dtype)
-    quantile = scipy.stats.norm.ppf(1.0 - rho)
+    quantile = scipy.stats.norm.isf(rho)   # not ppf(1 - rho): 1 - rho rounds (rho = 1e-9: 1e-7 of the tail)
     optimum = _soc_optimum(
         b, lambda x: d - c_bar @ x - quantile * np.sqrt(x @ x + 1e-18), [(0.0, 1.0)] * n, np.full(n, 1e-3)
     )
@@ -291,7 +291,7 @@ def portfolio_var_problem(
     cov = 0.3 * np.outer(vol, vol) + 0.7 * np.diag(vol**2)
     chol = np.linalg.cholesky(cov)
     samples = (mu + rng.standard_normal((n_samples, k)) @ chol.T).astype(dtype)
-    quantile = scipy.stats.norm.ppf(1.0 - rho)
+    quantile = scipy.stats.norm.isf(rho)   # not ppf(1 - rho): 1 - rho rounds (rho = 1e-9: 1e-7 of the tail)
 
     def soc(x: np.ndarray) -> float:
         return min(mu @ x - quantile * np.sqrt(x @ cov @ x + 1e-18) + var_limit, 1.0 - x.sum())

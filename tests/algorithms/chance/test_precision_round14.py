@@ -4,14 +4,18 @@ import math
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 import torch
 
 from algorithms.chance import (
+    ChanceConstrainedProblem,
     GaussianScore,
     VPSchedule,
+    empirical_violation,
     guidance_term,
     min_samples,
+    out_of_sample_feasibility,
     scenario_count,
     tweedie_mean,
 )
@@ -115,3 +119,15 @@ def test_gaussian_score_at_tiny_times(std, t_min, want):
 ])
 def test_red14a_counts(call, want):
     assert call() == want
+
+
+def test_empirical_violation_is_the_count_over_l_correctly_rounded():
+    # 1 - 2/3 was 0.33333333333333337, above rho = 1/3 for one violated sample in three
+    problem = ChanceConstrainedProblem(
+        f=lambda x: x.sum(dim=1), g=lambda x, h: h[:, 0][None, :].expand(x.shape[0], -1) + 0 * x[:, :1],
+        h_samples=np.array([[1.0], [1.0], [-1.0]]), rho=1 / 3, lower=np.zeros(1), upper=np.ones(1),
+        h_sampler=lambda rng, k: np.where(np.arange(k)[:, None] % 3 == 2, -1.0, 1.0))
+    violation = empirical_violation(problem, np.array([[0.5]]))
+    assert float(violation[0]) == 1 / 3 and violation[0] <= problem.rho
+    fresh = out_of_sample_feasibility(problem, np.array([[0.5]]), n_fresh=3)
+    assert float(fresh[0]) == 2 / 3
