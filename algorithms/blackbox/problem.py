@@ -471,10 +471,11 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
 
     The box is [-5, 5]^d, ``optimum`` the instance's known f*, ``f_ref`` the median of 1000 uniform points
     drawn with seed ``1000·fid + instance`` (not charged to ``budget``). ``target_precision`` (optional) sets
-    ``target = f* + target_precision``: a finite float >= 1.18e-38 (0 and subnormals refused: f* + 5e-324
-    rounds to f*, a target only f* itself reaches) and at most 3.4e38, the working range (3.4e38: the first
-    evaluation reaches the target; 1e39 refused by name). ``dim`` is refused when ioh's d × d rotation
-    matrices exceed this machine's memory (10**9 was killed by the OOM killer).
+    ``target = f* + target_precision``: a finite float >= 1.18e-38 (0 and subnormals refused) and at most
+    3.4e38, the working range (3.4e38: the first evaluation reaches the target; 1e39 refused by name). The
+    sum is a float64: a precision below half f*'s float spacing (about 1e-14 for f* = 79.48; any 1e-20)
+    rounds away, and the target is f* itself, which only f* reaches. ``dim`` is refused when ioh's d × d
+    rotation matrices exceed this machine's memory (10**9 was killed by the OOM killer).
 
     >>> p = bbob_problem(1, 1, 2, 100)
     >>> p.name, p.dim, p.budget

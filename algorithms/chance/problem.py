@@ -55,8 +55,9 @@ __all__ = [
     "out_of_sample_feasibility",
 ]
 
-#: a constraint value >= -FEAS_TOL counts as satisfied (LP/MILP answers sit on the boundary); for g of tiny
-#: units, times ``unit_of`` the constraint values at the construction's probe points (1 unless < 2**-10)
+#: a constraint value >= -FEAS_TOL counts as satisfied (LP/MILP answers sit on the boundary); times
+#: ``g_tolerance_unit`` of the constraint values at the construction's probe points (1 unless g is tiny or
+#: huge)
 FEAS_TOL = 1e-7
 
 
@@ -237,9 +238,7 @@ class ChanceConstrainedProblem(Problem):
         self.constraints(probe[:1], self.h_samples)
         if not np.all(np.isfinite(cons)):
             raise ValueError("g returned non-finite values at points of the box")
-        # only ever smaller than 1: an absolute 1e-7 stays the test for g of ordinary or large size (the
-        # claims' own-feasibility probe detects a 1e-4 offset of g ~ 5e3)
-        object.__setattr__(self, "_g_unit", min(1.0, unit_of(cons)))
+        object.__setattr__(self, "_g_unit", g_tolerance_unit(cons))
         # the fresh samples and g on them (one row of x): n_fresh = 10**9 raised numpy's MemoryError later
         check_fits_memory("ChanceConstrainedProblem", "n_fresh", self.n_fresh,
                           8.0 * self.n_fresh * (self.h_samples.shape[1] + 2 * cons.shape[2]))
@@ -356,7 +355,11 @@ def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.n
 def empirical_violation(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
     """Fraction of ``problem.h_samples`` violated at each row of ``x`` (shape (batch,)).
 
-    A point is empirically feasible when this is <= rho (at most ⌊ρL⌋ violated samples).
+    A point is empirically feasible when this is <= rho (at most ⌊ρL⌋ violated samples). A sample counts
+    as satisfied when every g(x, h) >= −1e-7·u (LP answers sit on the boundary), u = 1 for g of ordinary size
+    (g at the construction's probe points up to about 1e8 in magnitude), the power of two nearest max|g|
+    for tiny g (below 2**-10), and that over 2**26 for huge g (g ~ 1e30: a relative 1.5e-15, about its
+    rounding).
     """
     return violation_fraction(problem, _check_points(problem, x), problem.h_samples)
 
@@ -399,6 +402,16 @@ def require_linear(problem: ChanceConstrainedProblem, method: str) -> LinearStru
             f"{method} needs problem.linear (f and g linear in x: cost, A, b); this problem has linear=None"
         )
     return problem.linear
+
+
+def g_tolerance_unit(cons: np.ndarray) -> float:
+    """The unit of FEAS_TOL for g of these values: 1 for g of ordinary and large size (an absolute 1e-7: the
+    claims' own-feasibility probe detects a 1e-4 offset of g ~ 5e3); :func:`unit_of` for tiny g; for g past
+    about 1e8 its unit over 2**26, a relative 1.5e-15 (with an absolute 1e-7, g ~ 1e30, whose rounding
+    alone is 1e14, had an exact LP answer's active samples counted violated: SAA-MILP's right x reported
+    Failure)."""
+    unit = unit_of(cons)
+    return unit if unit < 1.0 else max(1.0, unit / 2.0**26)
 
 
 def unit_of(values: np.ndarray) -> float:

@@ -8,12 +8,16 @@ import numpy as np
 import pytest
 import torch
 
+from algorithms import RetCode, solve
 from algorithms.chance import (
+    SAAMILP,
     ChanceConstrainedProblem,
     GaussianScore,
+    LinearStructure,
     VPSchedule,
     empirical_violation,
     guidance_term,
+    linear_gaussian_problem,
     min_samples,
     out_of_sample_feasibility,
     scenario_count,
@@ -131,3 +135,25 @@ def test_empirical_violation_is_the_count_over_l_correctly_rounded():
     assert float(violation[0]) == 1 / 3 and violation[0] <= problem.rho
     fresh = out_of_sample_feasibility(problem, np.array([[0.5]]), n_fresh=3)
     assert float(fresh[0]) == 2 / 3
+
+
+def _scaled_linear_problem(g_scale: float) -> ChanceConstrainedProblem:
+    base = linear_gaussian_problem(n=2, n_samples=60, rho=0.1, seed=0)
+    cost, A, b = base.linear.cost, base.linear.A * g_scale, base.linear.b * g_scale
+    A_t, b_t, cost_t = torch.tensor(A), torch.tensor(b), torch.tensor(cost)
+    return ChanceConstrainedProblem(
+        f=lambda x: x.to(torch.float64) @ cost_t,
+        g=lambda x, h: torch.einsum("lmn,bn->blm", A_t, x.to(torch.float64)) + b_t[None],
+        h_samples=base.h_samples, rho=0.1, lower=base.lower, upper=base.upper,
+        linear=LinearStructure(cost, A, b))
+
+
+@pytest.mark.parametrize("g_scale", [1e30, 1e20, 1e-30])
+def test_saa_milp_on_scaled_constraints(g_scale):
+    # g ~ 1e30: its rounding (1e14) beat the absolute feasibility tolerance 1e-7, and the exact answer's
+    # active samples counted violated: the right x reported Failure
+    want = solve(_scaled_linear_problem(1.0), SAAMILP(), seed=0)
+    got = solve(_scaled_linear_problem(g_scale), SAAMILP(), seed=0)
+    assert want.retcode is RetCode.Success and got.retcode is RetCode.Success
+    assert np.allclose(got.x, want.x, rtol=1e-6, atol=1e-9)
+    assert got.stats.empirical_violation == want.stats.empirical_violation
