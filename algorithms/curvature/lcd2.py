@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import as_float_array, check_positive, run_values
+from algorithms._validation import WORKING_MAX, as_float_array, check_positive, run_values, user_range
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -84,16 +84,16 @@ def _step_array(name: str, value: Any) -> np.ndarray:
             value = value.astype(np.float64)
         except (TypeError, ValueError, OverflowError):
             return value  # a str or None entry: refused by name by the helper's own entry check
-    return as_float_array(name, value, dtype=np.float64)
+    return as_float_array(name, value, dtype=np.float64, check_range=user_range())
 
 
 def _eigen_data(ghat: Any, D: Any) -> tuple[np.ndarray, np.ndarray]:
     """``ĝ`` and ``D`` as 1-D arrays of one shape (numeric: finite, D >= 0; object: sympy)."""
     ghat, D = _step_array("ghat", ghat), _step_array("D", D)
     numeric = [a.dtype != object for a in (ghat, D)]
-    if all(numeric):
-        ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64)
-        D = as_float_array("D", D, ndim=1, dtype=np.float64)
+    if all(numeric):  # a run's own (scaled) ĝ and D may pass the working range (run_values)
+        ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64, check_range=user_range())
+        D = as_float_array("D", D, ndim=1, dtype=np.float64, check_range=user_range())
         if np.any(D < 0):
             raise ValueError(f"D (the eigenvalues of C) must be >= 0, got min(D) = {D.min()!r}")
     elif ghat.ndim != 1:
@@ -205,8 +205,8 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     1.0
     """
     # numbers only (a root is found numerically): an object array ('x', 0.1) met "can't multiply sequence"
-    ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64)
-    D = as_float_array("D", D, ndim=1, dtype=np.float64)
+    ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64, check_range=user_range())
+    D = as_float_array("D", D, ndim=1, dtype=np.float64, check_range=user_range())
     ghat, D = _eigen_data(ghat, D)
     if check_finite_real("delta", delta) <= 0:
         raise ValueError(f"delta (= f(x) − f*) must be > 0, got {delta!r}")
@@ -277,6 +277,8 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     # eigh's eigenvalues carry rounding of about eps·top; a diagonal C's (Q None) are exact: only 0 is zero
     D = np.where(D > (_RANK_RTOL * top if Q is not None else 0.0), D, 0.0)
     ghat = np.where((D == 0) & (np.abs(ghat) <= _NULL_RTOL * float(np.linalg.norm(ghat))), 0.0, ghat)
+    # the step of s·f (a power of two s): the same point, λ/s; ‖g‖² of a gradient of 4e-210 underflowed
+    ghat, D, delta, scale = _scaled(ghat, D, delta)
     if np.any(ghat) and float(ghat @ ghat) == 0.0:  # ‖g‖² underflows (g = 5e-324): Δ/‖g‖²·g overflows
         raise ValueError(f"g is too small: ‖g‖² underflows to 0 (max |g_i| = "
                          f"{float(np.max(np.abs(g))):.3g}), so the step overflows; rescale f")
@@ -290,8 +292,29 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
         coef = _coefficients(lam, D)
     direction = from_eigenbasis(Q, coef * ghat)
     # λ = 0 when Δ/‖g‖² underflows (Δ = 5e-324): the shift 1/λ is then ∞, not a ZeroDivisionError
+    with np.errstate(over="ignore"):
+        lam = lam * scale  # the multiplier of f itself
     shift = 0.0 if math.isinf(lam) else (math.inf if lam == 0 else 1.0 / lam)
     return x - direction, {"multiplier": lam, "shift": shift}
+
+
+def _unit_scale(ghat: np.ndarray) -> float:
+    """1, or the power of two that brings max |ĝᵢ| to [1/2, 1) when ‖ĝ‖² is below float64's normal range."""
+    top = float(np.max(np.abs(ghat), initial=0.0))
+    if top == 0.0 or float(ghat @ ghat) >= np.finfo(np.float64).tiny:
+        return 1.0
+    return math.ldexp(1.0, min(-math.frexp(top)[1], 1023))  # 2**1074 (g = 5e-324) is past float64
+
+
+def _scaled(ghat: np.ndarray, D: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """(ĝ, D, Δ, s) of s·f with s from :func:`_unit_scale`, or s = 1 where s·Δ or s·D would overflow (the step
+    itself then overflows: refused, as before)."""
+    scale = _unit_scale(ghat)
+    with np.errstate(over="ignore"):
+        scaled = (ghat * scale, D * scale, delta * scale)
+    if not (scaled[2] <= WORKING_MAX and np.all(np.isfinite(scaled[1]))):  # a step past the range anyway
+        return ghat, D, delta, 1.0
+    return (*scaled, scale)
 
 
 @dataclass(frozen=True)

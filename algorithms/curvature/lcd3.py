@@ -36,7 +36,7 @@ import numpy as np
 
 from algorithms._validation import check_callable, run_values
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.curvature.lcd2 import _require_f_star
+from algorithms.curvature.lcd2 import _require_f_star, _scaled
 from algorithms.curvature.problem import (
     CurvatureProblem,
     check_finite_real,
@@ -107,6 +107,7 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     if delta == 0 or not np.any(g):
         return x.copy(), {"stepsize": 0.0}
     Q, D, ghat = eig_curvature(C, g)
+    ghat, D, delta, _ = _scaled(ghat, D, delta)  # s·f has the same step: G underflowed for a g of 4e-210
     top = float(D.max(initial=0.0))
     # eigh's eigenvalues carry rounding of about eps·top; a diagonal C's (Q None) are exact: only 0 is zero
     pos = D > (_RANK_RTOL * top if Q is not None else 0.0) if top > 0 else np.zeros(D.shape, bool)

@@ -34,6 +34,7 @@ from algorithms.curvature.problem import (
     is_symbolic,
     run_descent,
     step_scalar,
+    vector_norm,
 )
 
 __all__ = ["Polyak", "polyak_step"]
@@ -94,10 +95,13 @@ def _solve(problem: CurvatureProblem, algorithm: Polyak, options: SolveOptions) 
 
     def step(x, fx, g, stats):
         delta = max(fx - f_star, 0.0)
-        g_norm_sq = float(g @ g)  # > 0: the loop stops at ‖g‖ <= tol (tol > 0) before a step
+        g_norm_sq = float(g @ g)  # > 0 unless it underflows: the loop stops at ‖g‖ <= tol before a step
         # the formula itself: polyak_step's working-range checks are for a caller's Δ and ‖g‖², not the
         # run's (an overflowing step is Diverged in run_descent)
         with np.errstate(over="ignore", invalid="ignore"):
+            if g_norm_sq < np.finfo(np.float64).tiny:  # g@g underflowed (g = 4e-210): (Δ/‖g‖)·g/‖g‖
+                g_norm = vector_norm(g)
+                return x - (delta / g_norm) * (g / g_norm), {"stepsize": delta / g_norm / g_norm}
             return x - (delta / g_norm_sq) * g, {"stepsize": delta / g_norm_sq}
 
     return run_descent(problem, options, step, name="Polyak", default_maxiters=10_000)

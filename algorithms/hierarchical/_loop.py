@@ -51,8 +51,16 @@ def finite_sums(**sums: float) -> None:
 
 
 def norm(v: np.ndarray) -> float:
-    """Euclidean norm of a 1-D array (np.linalg.norm's overhead dominates on tiny vectors)."""
-    return math.sqrt(float(np.dot(v, v)))
+    """Euclidean norm of a 1-D array (np.linalg.norm's overhead dominates on tiny vectors), scaled by max |vᵢ|
+    where v·v leaves float64's normal range: a ∇Φ of 1e-170 had norm 0 (Success at x0, 0 iterations)."""
+    v = np.asarray(v, dtype=np.float64)  # a float32 v·v went subnormal in float32 from 1e-19 down
+    squared = float(np.dot(v, v))
+    if np.finfo(np.float64).tiny <= squared <= np.finfo(np.float64).max:
+        return math.sqrt(squared)
+    top = float(np.max(np.abs(v), initial=0.0))
+    if top == 0.0 or not math.isfinite(top):
+        return top
+    return top * math.sqrt(float(np.dot(v / top, v / top)))
 
 
 def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:

@@ -11,10 +11,12 @@ from algorithms.curvature import (
     LCD1,
     LCD2,
     LCD3,
+    Polyak,
     lcd1_step,
     lcd2_gap,
     lcd2_step,
     lcd3_step,
+    lp_norm_power,
     lp_regression,
     polyak_step,
     squared_huber,
@@ -66,3 +68,11 @@ def test_polyak_step_in_float32_computes_the_factor_in_float64():
     x, g = np.array([0.0], np.float32), np.array([2e-19], np.float32)
     step = polyak_step(x, g, 100.0, float(np.float64(g[0]) ** 2))
     assert step.dtype == np.float32 and np.isclose(step[0], -100.0 / float(g[0]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("algorithm", [LCD2(), LCD3(), Polyak()])
+@pytest.mark.parametrize("p, x0", [(4, [1e-70]), (3, [1e-100, 2e-100])])
+def test_tiny_representable_gradients_are_not_read_as_stationary(algorithm, p, x0):
+    # √(Σ gᵢ²) of ∇f(x0) = 4e-210 underflowed to 0: f_star blamed (LCD2, LCD3, Polyak) at x0 far from x* = 0
+    sol = solve(lp_norm_power(p, x0=np.array(x0)), algorithm)
+    assert sol.retcode.name == "Success" and float(np.max(np.abs(sol.x))) < 1e-2 * max(x0)

@@ -20,3 +20,15 @@ def test_quadratic_bilevel_attains_mu_g_inside_the_stated_ratio(mu_g, l_g1):
     prob = quadratic_bilevel(mu_g=mu_g, l_g1=l_g1, dim_y=4, seed=5)
     A = np.column_stack([prob.lower_hvp(prob.x0, prob.y0, e, None)[1] for e in np.eye(4)])
     assert abs(np.linalg.eigvalsh(A)[0] - mu_g) <= 1e-6 * mu_g
+
+
+def test_a_tiny_representable_grad_phi_is_not_read_as_stationary():
+    # √(v·v) of ∇Φ = 4e-170 underflowed to 0: SGDA reported Success at x0 = 2 (x* = 0) with 0 iterations
+    from algorithms import solve
+    from algorithms.hierarchical import SGDA, MinimaxProblem
+
+    s = 1e-170
+    prob = MinimaxProblem(lambda x, y, rng: (s * (y + x), s * (x - y)), lambda x: float(s * x[0] ** 2),
+                          lambda x: 2 * s * x, np.array([2.0]), np.array([0.0]))
+    sol = solve(prob, SGDA(), maxiters=100)
+    assert sol.retcode.name != "Success" and sol.original["grad_phi_norm"][0] > 0
