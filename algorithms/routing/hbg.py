@@ -109,6 +109,8 @@ class HBG(Algorithm):
     ``allow_size_transfer``: accept a named or path checkpoint trained on another size (refused
     otherwise). ``tol`` has no effect (``samples`` fixes the run: ``solve`` warns).
     ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
+    The network sees the instance translated and scaled into the unit square (one that already lies in it and
+    spans at least half of it is passed as it is), so the answer does not depend on the coordinates' unit.
     """
 
     checkpoint: str | None = None
