@@ -70,7 +70,8 @@ class GradientDescent(Algorithm):
     """Gradient descent with the constant step ``lr``.
 
     ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant
-    (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``).
+    (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``); one so small
+    that x − lr·∇f rounds to x (lr = 1.2e-38) ends ``Stalled`` at once (as in every method of the family).
     ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
     1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """

@@ -645,7 +645,19 @@ def check_numeric_point(x: Any, g: Any) -> tuple[Any, Any]:
         raise ValueError("x must have at least one entry, got shape (0,)")
     if gs.shape != xs.shape:
         raise ValueError(f"g must have the shape of x {xs.shape}, got {gs.shape}")
-    return (x if is_number(x) else xs), (g if is_number(g) else gs)
+    x, g = (x if is_number(x) else xs), (g if is_number(g) else gs)
+    if not (xs.dtype == np.float32 and gs.dtype == np.float32):
+        # float32 only when both are: a float32 g beside a float64 x made lr·g a float32 product (NEP 50), so
+        # the float64 step carried g's rounding (7e-10 relative)
+        x, g = _as_float64(x), _as_float64(g)
+    return x, g
+
+
+def _as_float64(value: Any) -> Any:
+    """A Python number as it is, a numpy scalar or array in float64."""
+    if isinstance(value, int | float):
+        return value
+    return np.float64(value) if is_number(value) else np.asarray(value).astype(np.float64, copy=False)
 
 
 def check_caller_range(name: str, value: float, *, scale: bool = True) -> None:
@@ -802,7 +814,8 @@ def run_descent(
     to the problem's scales at x0 (``scale_f``, ``scale_grad``, :meth:`CurvatureProblem.stopping_tolerances`:
     the verdict does not depend on the units),
     ``MaxIters`` after ``maxiters`` steps without it, ``Diverged`` on a non-finite
-    iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``.
+    iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``, ``Stalled`` at a
+    step that leaves x unchanged in its dtype (every later step would too).
     Records per iterate: ``iteration, value, gap (f − f*, or None), grad_norm``
     and the step's ``info``.
     """
@@ -858,7 +871,13 @@ def run_descent(
             if x_next is None:
                 retcode = info.pop("retcode", RetCode.Failure)
                 break
-            x = np.asarray(x_next, dtype=np.float64).astype(dtype)
+            x_next = np.asarray(x_next, dtype=np.float64).astype(dtype)
+            if np.array_equal(x_next, x):
+                # the step moved nothing in x's dtype (GradientDescent(lr=1.2e-38)): every later step of these
+                # deterministic methods is the same, so maxiters = 10**9 ran for hours to MaxIters
+                retcode = RetCode.Stalled
+                break
+            x = x_next
     finally:
         monitor.close()
     return Solution(x=x, value=fx, retcode=retcode, stats=stats, trace=monitor.trace)

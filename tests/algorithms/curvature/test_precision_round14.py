@@ -11,7 +11,9 @@ from algorithms.curvature import (
     LCD1,
     LCD2,
     LCD3,
+    GradientDescent,
     Polyak,
+    gd_step,
     lcd1_step,
     lcd2_gap,
     lcd2_step,
@@ -20,6 +22,7 @@ from algorithms.curvature import (
     lp_regression,
     polyak_step,
     squared_huber,
+    squared_lp_norm,
     sum_of_squared_abs_linear,
 )
 
@@ -76,3 +79,16 @@ def test_tiny_representable_gradients_are_not_read_as_stationary(algorithm, p, x
     # √(Σ gᵢ²) of ∇f(x0) = 4e-210 underflowed to 0: f_star blamed (LCD2, LCD3, Polyak) at x0 far from x* = 0
     sol = solve(lp_norm_power(p, x0=np.array(x0)), algorithm)
     assert sol.retcode.name == "Success" and float(np.max(np.abs(sol.x))) < 1e-2 * max(x0)
+
+
+def test_a_float32_gradient_beside_a_float64_point_is_promoted():
+    # lr·g stayed a float32 product (NEP 50): [0.9499999992549419, 2.100000001490116] for [0.95, 2.1]
+    x, g = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    assert gd_step(x, g.astype(np.float32), 0.1).tolist() == gd_step(x, g, 0.1).tolist() == [0.95, 2.1]
+    assert polyak_step(x, g.astype(np.float32), 0.3, 1.25).tolist() == polyak_step(x, g, 0.3, 1.25).tolist()
+
+
+def test_a_step_that_moves_nothing_ends_stalled_at_once():
+    # lr = 1.2e-38 (valid) moved nothing: maxiters = 10**9 ran for hours to MaxIters
+    sol = solve(squared_lp_norm(3, x0=np.array([1.0, -2.0])), GradientDescent(lr=1.2e-38), maxiters=10**9)
+    assert sol.retcode.name == "Stalled" and sol.stats.iterations == 0
