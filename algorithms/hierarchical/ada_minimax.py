@@ -122,6 +122,8 @@ def momentum_update(momentum: np.ndarray | None, gradient: np.ndarray, alpha_t: 
     momentum = as_float_array("momentum", momentum, ndim=1, check_range=user_range())
     if momentum.shape != gradient.shape:
         raise ValueError(f"momentum must have the shape of gradient {gradient.shape}, got {momentum.shape}")
+    if momentum.dtype != gradient.dtype:  # in float64: α·g of a float32 g was a float32 product (NEP 50)
+        momentum, gradient = momentum.astype(np.float64), gradient.astype(np.float64)
     return (1.0 - alpha_t) * momentum + alpha_t * gradient
 
 

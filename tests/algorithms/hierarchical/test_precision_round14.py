@@ -28,3 +28,14 @@ def _reference_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     (2, 2.0**-60, 1.0), (27, 2.0**-60, 1.0), (3, 1e-17, 1.0)])
 def test_neumann_terms_is_the_least_length(horizon, mu_g, l_g1):
     assert neumann_terms(horizon, mu_g, l_g1) == _reference_terms(horizon, mu_g, l_g1)
+
+
+def test_momentum_update_of_mixed_dtypes_is_computed_in_float64():
+    # α·g of a float32 g stayed float32: [0.7300000011920929, ...] for the exact [0.7300000004470348, ...]
+    import numpy as np
+
+    from algorithms.hierarchical.ada_minimax import momentum_update
+
+    g32 = np.array([0.1, 0.7], np.float32)
+    got = momentum_update(np.array([1.0, 2.0]), g32, 0.3)
+    assert got.tolist() == momentum_update(np.array([1.0, 2.0]), g32.astype(np.float64), 0.3).tolist()
