@@ -40,6 +40,21 @@ class OracleFailure(ValueError):
     ``Diverged``; a public helper such as ``neumann_hypergradient`` raises it, naming the oracle)."""
 
 
+#: the most oracle calls one solve may make (each a call of the user's Python oracles, ~50 µs): inner_steps or
+#: neumann_terms of 10**6 at the default 10**4 iterations ran for hours
+MAX_ORACLE_CALLS = 10**7
+
+
+def check_oracle_budget(options_maxiters: int, per_iteration: int, names: str) -> None:
+    """Refuse a solve whose iterations × oracle calls per iteration pass :data:`MAX_ORACLE_CALLS`, naming the
+    arguments that set them."""
+    total = options_maxiters * per_iteration
+    if total > MAX_ORACLE_CALLS:
+        raise ValueError(f"{names} make {per_iteration} oracle calls per iteration, {total:.3g} over "
+                         f"maxiters = {options_maxiters}: past the {MAX_ORACLE_CALLS:.0e} calls a solve "
+                         f"takes (a run of hours); pass a smaller maxiters or fewer inner steps or terms")
+
+
 def finite_sums(**sums: float) -> None:
     """The running sums of squared gradient norms an adaptive step keeps (AdaGrad-Norm's, the noise
     estimate S_t): one past float's range (gradients of norm ~1e154 and more, from a start such as
@@ -145,10 +160,13 @@ def _check_oracles(problem: Any, x: np.ndarray, y: np.ndarray) -> None:
 
 
 def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarray, np.ndarray, dict]],
-        stats: Stats, desc: str) -> Solution:
+        stats: Stats, desc: str, *, budget_checked: bool = False) -> Solution:
     x, y = problem.x0.copy(), problem.y0.copy()
     rng = np.random.default_rng(options.seed)
     maxiters = options.iterations(DEFAULT_MAXITERS)
+    # the oracle, ∇Φ and Φ at every iteration: maxiters = 10**9 with a tol never met ran for hours (SGDA)
+    if not budget_checked:  # the bilevel methods check their own count (inner steps and Neumann terms)
+        check_oracle_budget(maxiters, 3, f"{desc}'s oracle, grad_phi and phi calls")
     tol = options.tol  # None: the default, fixed from the first gradient below
     monitor = IterationMonitor(options, maxiters, desc)
     norms: list[float] = []

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
+from algorithms.hierarchical._loop import DEFAULT_MAXITERS, check_oracle_budget, checked, run
 from algorithms.hierarchical.ada_minimax import adaptive_x_step, check_rate
-from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, check_oracle_budget, theorem_terms
+from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, theorem_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["AdaBiO", "check_terms"]
@@ -51,7 +51,7 @@ class AdaBiO(Algorithm):
     ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient; None: N of
     Theorem 4.2 for the iteration cap, refused naming mu_g when it passes 10**6 terms: mu_g / l_g1 below about
     1.5 log(maxiters) / 10**6). A solve's worst case, maxiters × (2·neumann_terms + 3 oracle calls), must stay
-    within 10**7 calls (``neumann.MAX_ORACLE_CALLS``), else it is refused before running, naming those
+    within 10**7 calls (``MAX_ORACLE_CALLS``), else it is refused before running, naming those
     settings (maxiters = 2**63 - 1 is refused even with a tol that would stop early).
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
@@ -89,4 +89,4 @@ def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) ->
         return (x_new.astype(x.dtype), (y - lr_y_t * gy).astype(y.dtype),
                 {"alpha_t": alpha_t, "lr_x": lr_x_t, "lr_y": lr_y_t, "neumann_terms": terms})
 
-    return run(problem, options, step, stats, "Ada-BiO")
+    return run(problem, options, step, stats, "Ada-BiO", budget_checked=True)

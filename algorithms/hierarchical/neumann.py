@@ -89,21 +89,6 @@ def _least_length(horizon: int, mu_g: float, l_g1: float, near: int) -> int:
 MAX_TERMS = 10**6
 
 
-#: the most oracle calls one solve may make (each a call of the user's Python oracles, ~50 µs): inner_steps or
-#: neumann_terms of 10**6 at the default 10**4 iterations ran for hours
-MAX_ORACLE_CALLS = 10**7
-
-
-def check_oracle_budget(options_maxiters: int, per_iteration: int, names: str) -> None:
-    """Refuse a solve whose iterations × oracle calls per iteration pass :data:`MAX_ORACLE_CALLS`, naming the
-    arguments that set them."""
-    total = options_maxiters * per_iteration
-    if total > MAX_ORACLE_CALLS:
-        raise ValueError(f"{names} make {per_iteration} oracle calls per iteration, {total:.3g} over "
-                         f"maxiters = {options_maxiters}: past the {MAX_ORACLE_CALLS:.0e} calls a solve "
-                         f"takes (a run of hours); pass a smaller maxiters or fewer inner steps or terms")
-
-
 def theorem_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     """``neumann_terms(horizon, mu_g, l_g1)``, refused (naming ``mu_g``) past :data:`MAX_TERMS`."""
     terms = neumann_terms(horizon, mu_g, l_g1)

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
+from algorithms.hierarchical._loop import DEFAULT_MAXITERS, check_oracle_budget, checked, run
 from algorithms.hierarchical.ada_bio import check_terms
 from algorithms.hierarchical.ada_minimax import check_rate
-from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, check_oracle_budget, theorem_terms
+from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, theorem_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["StocBiO"]
@@ -40,7 +40,7 @@ class StocBiO(Algorithm):
     None: Theorem 4.2's choice for the iteration cap, refused naming mu_g when it passes 10**6 terms:
     mu_g / l_g1 below about 1.5 log(maxiters) / 10**6). A solve's worst case, maxiters × (oracle calls per
     iteration: inner_steps + neumann_terms + 1), must stay within 10**7 oracle calls
-    (``neumann.MAX_ORACLE_CALLS``), else it is refused before running, naming those settings: so maxiters
+    (``MAX_ORACLE_CALLS``), else it is refused before running, naming those settings: so maxiters
     = 2**63 - 1 is refused here even with a tol that would stop early; pass a maxiters that fits.
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
@@ -80,4 +80,4 @@ def _solve(problem: BilevelProblem, algorithm: StocBiO, options: SolveOptions) -
         stats.hess_calls += calls
         return (x - algorithm.lr_x * gx).astype(x.dtype), y, {"neumann_terms": terms}
 
-    return run(problem, options, step, stats, "stocBiO")
+    return run(problem, options, step, stats, "stocBiO", budget_checked=True)

@@ -32,3 +32,14 @@ def test_a_tiny_representable_grad_phi_is_not_read_as_stationary():
                           lambda x: 2 * s * x, np.array([2.0]), np.array([0.0]))
     sol = solve(prob, SGDA(), maxiters=100)
     assert sol.retcode.name != "Success" and sol.original["grad_phi_norm"][0] > 0
+
+
+@pytest.mark.parametrize("name", ["SGDA", "TiAda", "AdaMinimax"])
+def test_the_minimax_methods_refuse_a_maxiters_past_the_oracle_budget(name):
+    # maxiters = 10**9 with a tol never met ran for hours (the bilevel methods refused it already)
+    import algorithms.hierarchical as H
+    from algorithms import solve
+
+    kwargs = {"lr_x": 1.0, "lr_y": 1.0} if name == "TiAda" else {}
+    with pytest.raises(ValueError, match=r"maxiters = 1000000000"):
+        solve(H.synthetic_minimax(coupling=0.5**0.5), getattr(H, name)(**kwargs), maxiters=10**9, tol=1.2e-38)
