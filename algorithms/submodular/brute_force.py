@@ -2,9 +2,10 @@
 
 Depth-first over the elements in order, extending a set only while it stays independent
 (the constraint is downward closed, so every independent set is reached once), keeping the
-best f. At most 30 elements, and by default at most ``MAX_SETS`` = 2**20 candidate sets (the subsets of
+best f. At most 30 elements, and at most ``MAX_SETS`` = 2**20 candidate sets evaluated (the subsets of
 at most ``matchoid.rank`` elements: 30 elements of rank 15 are 6e8 sets, hours of f calls); a larger
-instance is refused naming ``elements`` unless ``maxiters`` caps the enumeration (then ``MaxIters``).
+instance is refused naming ``elements`` unless ``maxiters`` (then at most ``MAX_SETS``) caps the enumeration
+(then ``MaxIters``); a ``maxiters`` above ``MAX_SETS`` on such an instance is refused naming ``maxiters``.
 
 Retcodes: ``Success`` when every independent set was evaluated (the value is OPT);
 ``MaxIters`` when ``maxiters`` (a cap on the number of sets evaluated) stopped it first;
@@ -65,6 +66,12 @@ def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveO
         raise ValueError(f"elements: {len(elements)} elements of rank <= {rank} give up to {candidates} "
                          f"independent sets, more than brute force enumerates by default (MAX_SETS = "
                          f"{MAX_SETS}); pass maxiters to cap the enumeration (it then ends MaxIters) or use "
+                         f"fewer elements")
+    if options.maxiters is not None and min(options.maxiters, candidates) > MAX_SETS:
+        # a cap that does not cap: maxiters = 2**63 - 1 on 30 elements of rank 15 (6e8 sets) ran for hours
+        raise ValueError(f"maxiters = {options.maxiters} lets brute force evaluate up to "
+                         f"{min(options.maxiters, candidates)} of the {candidates} independent sets, more "
+                         f"than MAX_SETS = {MAX_SETS} (hours of f calls); pass maxiters <= {MAX_SETS} or use "
                          f"fewer elements")
     oracle = CountingOracle(problem.f, problem.matchoid)
     cap = options.iterations(2 ** len(elements))
