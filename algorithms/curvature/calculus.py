@@ -105,7 +105,8 @@ def summed(first: CurvatureProblem, second: CurvatureProblem) -> CurvatureProble
     """f + g with curvature C₁ + C₂ and constant L_C¹ + L_C² (Lemma 5.1, third rule).
 
     ``first`` and ``second`` are :class:`CurvatureProblem` of one dimension and one dtype (a float32 and a
-    float64 problem are refused by name, not combined in the first one's dtype).
+    float64 problem are refused by name, not combined in the first one's dtype) whose L_C's (and L's) sum
+    stays at most 3.4e38 (the working range; refused naming first and second).
 
     Both problems must live in one dimension; the start is ``first.x0``. The optimal value of
     the sum is not known in general, so ``f_star`` and ``x_star`` are None (pass a problem with
@@ -134,6 +135,12 @@ def summed(first: CurvatureProblem, second: CurvatureProblem) -> CurvatureProble
         return _as_matrix(C1) + _as_matrix(C2)
 
     L = None if first.L is None or second.L is None else first.L + second.L
+    with blamed_on(first=first.name, second=second.name):  # L_C¹ + L_C² past 3.4e38 was blamed on L_C
+        return _summed(first, second, curvature, L)
+
+
+def _summed(first: CurvatureProblem, second: CurvatureProblem, curvature: Any,
+            L: float | None) -> CurvatureProblem:
     return CurvatureProblem(f=lambda x: first.f(x) + second.f(x),
                             grad=lambda x: first.gradient(x) + second.gradient(x),
                             curvature=curvature, L_C=first.L_C + second.L_C, x0=first.x0, L=L,

@@ -939,7 +939,8 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
     Newton's method and lands on a minimizer in one step (Section 4, Appendix D.2).
     f* and x* come from least squares.
 
-    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+    f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
+    (float64's normal range): else the start is refused naming x0.
 
     >>> import numpy as np
     >>> prob = sum_of_squared_abs_linear(np.eye(2), np.array([1.0, 2.0]))
@@ -973,7 +974,8 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     since the Hessian is 2AᵀA ⪯ C(y) + 2‖A‖₂² I, L_C = 2‖A‖₂² (the sup over y of
     λ_max(2AᵀA − C(y)) reaches this value when n > d, so it cannot be lowered in general).
 
-    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+    f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
+    (float64's normal range): else the start is refused naming x0.
 
     >>> import numpy as np
     >>> prob = squared_norm_residual(np.eye(2), np.array([3.0, 4.0]))
@@ -1091,7 +1093,8 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
     ``f_star``/``x_star`` default to 0 and the least-squares solution when ``b`` is in the range
     of ``A`` (a planted model); otherwise pass them if known.
 
-    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+    f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
+    (float64's normal range): else the start is refused naming x0.
 
     >>> import numpy as np
     >>> prob = squared_huber(np.eye(1), np.array([0.0]), delta=1.0, x0=np.array([0.5]))
@@ -1145,6 +1148,16 @@ def _lp_parts(r: np.ndarray, p: float):
     return N, u, r * u ** (p - 2.0)
 
 
+def _lp_squared(r: np.ndarray, p: float) -> float:
+    """‖r‖_p² as max|rᵢ|² · (Σ (|rᵢ|/max|rᵢ|)^p)^(2/p): one rounding fewer than N·N (‖(1, 1)‖₂² was
+    2.0000000000000004)."""
+    a = np.abs(r)
+    top = float(np.max(a, initial=0.0))
+    if top == 0.0:
+        return 0.0
+    return float(np.float64(top) ** 2 * np.sum((a / top) ** p) ** (2.0 / p))
+
+
 def _lp_curvature(r: np.ndarray, p: float, kind: str) -> np.ndarray:
     N, u, g = _lp_parts(r, p)
     if N == 0.0:
@@ -1167,7 +1180,8 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
     ``p``: a real >= 2 with 2(p − 1) in the working range, so p <= 1.7e38 (3.4e38 is refused by name:
     L_C = 6.8e38); ``x0`` a non-empty finite vector with f(x0) finite.
 
-    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+    f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
+    (float64's normal range): else the start is refused naming x0.
 
     >>> import numpy as np
     >>> prob = squared_lp_norm(2, x0=np.array([3.0, 4.0]))
@@ -1180,7 +1194,7 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
     d = x0.size
 
     def f(x):
-        return _lp_parts(np.asarray(x, np.float64), p)[0] ** 2
+        return _lp_squared(np.asarray(x, np.float64), p)
 
     def grad(x):
         return 2.0 * _lp_parts(np.asarray(x, np.float64), p)[2]
@@ -1208,7 +1222,8 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
     finite and at most 3.4e38, and ∇f(x0) too (refused naming p or x0 otherwise: max |x0ᵢ| = 2 allows p
     up to about 120, max |x0ᵢ| <= 1 any p up to 3.4e38).
 
-    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+    f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
+    (float64's normal range): else the start is refused naming x0.
 
     >>> import numpy as np
     >>> prob = lp_norm_power(3, x0=np.array([1.0, -2.0]))
@@ -1302,7 +1317,8 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     refused naming p). ``f_star``/``x_star`` default to 0
     and the least-squares solution when ``b`` is in the range of ``A``.
 
-    A start x0 away from x* whose f(x0) falls below 2.2e-308 (float64's normal range) is refused naming x0.
+    f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
+    (float64's normal range): else the start is refused naming x0.
 
     >>> import numpy as np
     >>> prob = lp_regression(np.eye(2), np.array([1.0, 1.0]), p=3)
@@ -1319,7 +1335,7 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     L = 2.0 * (p - 1.0) * _spectral_norm_sq(A)
 
     def f(x):
-        return _lp_parts(A @ x - b, p)[0] ** 2
+        return _lp_squared(A @ x - b, p)
 
     def grad(x):
         return A.T @ (2.0 * _lp_parts(A @ x - b, p)[2])

@@ -37,3 +37,12 @@ def test_a_start_whose_f_underflows_away_from_x_star_is_refused(build):
     # f(x0) = 1e-600 rounded to 0 = f*: LCD2/LCD3/Polyak reported Success at x0 with 0 iterations
     with pytest.raises(ValueError, match=r"^x0 is too close to the minimizer for float64"):
         build()
+
+
+def test_summed_names_first_and_second_when_the_constants_overflow():
+    # L_C¹ + L_C² = 4e38 was blamed on L_C, which summed has no argument for
+    from algorithms.curvature import summed
+
+    a = squared_lp_norm(1e38, x0=np.array([0.5, 0.25]))
+    with pytest.raises(ValueError, match=r"^first = .* second = .* L_C = 4e\+38"):
+        summed(a, a)

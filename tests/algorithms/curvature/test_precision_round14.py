@@ -92,3 +92,10 @@ def test_a_step_that_moves_nothing_ends_stalled_at_once():
     # lr = 1.2e-38 (valid) moved nothing: maxiters = 10**9 ran for hours to MaxIters
     sol = solve(squared_lp_norm(3, x0=np.array([1.0, -2.0])), GradientDescent(lr=1.2e-38), maxiters=10**9)
     assert sol.retcode.name == "Stalled" and sol.stats.iterations == 0
+
+
+def test_squared_lp_norm_of_ones_is_exact():
+    # N·N with N = √2 gave ‖(1, 1)‖₂² = 2.0000000000000004
+    x = np.ones(2)
+    assert squared_lp_norm(2, x0=x).value(x) == 2.0
+    assert lp_regression(np.eye(2), np.zeros(2), 2, x0=x).value(x) == 2.0
