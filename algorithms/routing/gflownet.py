@@ -414,7 +414,9 @@ class Trajectories:
     ``instance`` (M,) index into the batch; ``samples`` S, an int >= 1 dividing M. Checked by name at
     construction and again by every loss and residual (a field replaced after construction too): the
     shapes, an int ``actions``/``instance``, a bool ``valid``, floating log-probabilities and costs, finite
-    where they count (``log_pf``/``log_pb`` on valid transitions, ``log_flow``, ``step_cost``, ``cost``).
+    where they count (``log_pf``/``log_pb`` on valid transitions, ``log_flow``, ``step_cost``, ``cost``), and
+    what the records mean: ``log_pf``/``log_pb`` <= 0 on valid transitions (1e-5 of rounding allowed),
+    ``valid`` a prefix of each row, ``instance`` >= 0 and one value per block of ``samples`` consecutive rows.
     The reward's ``beta`` and ``center`` are the losses' arguments.
     """
 
@@ -694,6 +696,33 @@ def check_trajectories(traj: Trajectories, name: str = "traj") -> None:
     samples = check_positive_int(f"{name}.samples", traj.samples)
     if M % samples:
         raise ValueError(f"{name}.samples = {samples} must divide the number of trajectories M = {M}")
+    _check_consistent(traj, name, samples)
+
+
+#: a log-probability may pass 0 by this much (log_softmax's rounding)
+_LOG_PROB_SLACK = 1e-5
+
+
+def _check_consistent(traj: Trajectories, name: str, samples: int) -> None:
+    """What the records mean, refused by name: a hand-built batch with log-probabilities of 5, a padding step
+    inside a trajectory, or one instance's samples not in one block (energies are centred over consecutive
+    blocks of ``samples`` rows) ran the losses in silence."""
+    valid = traj.valid
+    for field in ("log_pf", "log_pb"):
+        value = getattr(traj, field).detach()[valid]
+        if value.numel() and float(value.max()) > _LOG_PROB_SLACK:
+            raise ValueError(f"{name}.{field} must hold log-probabilities (<= 0) on valid transitions, got "
+                             f"{float(value.max()):.3g}")
+    if bool((valid[:, 1:] & ~valid[:, :-1]).any()):
+        raise ValueError(f"{name}.valid must mark a prefix of each row (the real transitions, then padding), "
+                         f"got a padding step before a valid one")
+    instance = traj.instance
+    if bool((instance < 0).any()):
+        raise ValueError(f"{name}.instance must hold batch indices >= 0, got {int(instance.min())}")
+    blocks = instance.reshape(-1, samples)
+    if bool((blocks != blocks[:, :1]).any()):
+        raise ValueError(f"{name}.instance must group each instance's {samples} samples in consecutive rows "
+                         f"(the energies are centred over them), got {instance.tolist()!r:.80}")
 
 
 def _check_loss_inputs(traj: Any, beta: Any) -> float:
