@@ -3,7 +3,7 @@ paper's sine-regression data-poisoning task.
 
 Each returns an :class:`~algorithms.unlearning.UnlearningProblem` whose θ* interpolates the whole
 training set D = D_r ⊔ D_f (the overparameterized setting of the paper). The forget rows are
-the last ``n_forget`` of a random permutation.
+the first ``n_forget`` of a random permutation.
 
 References
 ----------
@@ -82,7 +82,8 @@ def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dt
 
     ``n`` and ``d`` are positive ints with ``n <= d`` (an interpolating θ* exists; sizes whose n × d data
     would not fit this machine's memory are refused by name).
-    ``seed`` (int in [0, 2**64)) draws the data and the split; ``dtype`` a floating torch dtype.
+    ``seed`` (int in [0, 2**64)) draws the data and the split; ``dtype`` torch.float32 or torch.float64 (half
+    precision refused by name).
 
     ``n_forget`` is an int in [1, n): an unlearning task forgets at least one sample and keeps one.
     """
@@ -104,7 +105,7 @@ def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, 
     ``n`` samples (int >= 1, at most ``d``) in dimension ``d`` (int >= 1); ``widths`` the hidden
     widths (ints >= 1, at least one; a network so deep that the interpolating correction of A1 leaves the
     working range, a few hundred narrow layers, is refused naming widths); ``n_forget`` an int in [1, n);
-    ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
+    ``seed`` an int in [0, 2**64); ``dtype`` torch.float32 or torch.float64 (half precision refused by name).
 
     The correction A_1 += u (w_D − w(θ))ᵀ/‖u‖² (u = A_2ᵀ⋯c) sets the predictor to w_D = the
     minimum-norm interpolator plus a random kernel component (θ* need not be minimum norm).
@@ -139,7 +140,7 @@ def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str
 
     ``n`` samples (int >= 1, at most ``width``) in dimension ``d`` (int >= 1); ``width`` (int >= 1)
     neurons with ``activation`` one of ``ACTIVATIONS``; ``n_forget`` an int in [1, n); ``seed`` an int in
-    [0, 2**64); ``dtype`` a floating torch dtype.
+    [0, 2**64); ``dtype`` torch.float32 or torch.float64 (half precision refused by name).
 
     Raises when the features φ(A x_i) have rank < n (e.g. relu on one-dimensional inputs), since no
     output layer then interpolates D.
@@ -173,7 +174,8 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     Adam steps, with train_steps × layers <= 10**6 and train_steps × parameters <= 10**11 (refused by name
     beyond: 10000 layers × 100000 steps took weeks), with step
     ``lr`` (finite float > 0; a training that blows the loss up past 10 times its start is refused, naming
-    ``lr``); ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
+    ``lr``); ``seed`` an int in [0, 2**64); ``dtype`` torch.float32 or torch.float64 (half precision refused
+    by name).
 
     An MLP (tanh; inputs scaled by 1/(5π) inside the features) is trained on all of D with Adam
     for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
