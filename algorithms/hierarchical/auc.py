@@ -115,10 +115,12 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
     """The AUC minimax problem on generated data (see the module docstring).
 
     ``n_samples`` (int >= 2) examples with ``in_features`` (int >= 1) features, a fraction
-    ``positive_fraction`` in (0, 1) of them positive, the classes' means ``separation`` (finite float > 0)
-    apart; the score network has ``hidden`` (int >= 1) units; ``batch_size`` (int in [1, n_samples])
-    examples per oracle call; ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) the
-    added oracle noise; ``seed`` an int in [0, 2**64); ``dtype`` numpy float32 or float64.
+    ``positive_fraction`` in (0, 1) of them positive (round(positive_fraction·n_samples) positives, clamped
+    to [1, n_samples − 1]: the model's p is that count over n_samples), the classes' means ``separation``
+    (finite float > 0) apart; the score network has ``hidden`` (int >= 1) units; ``batch_size`` (int in
+    [1, n_samples]) examples per oracle call; ``sigma`` (finite float >= 0) and ``noise`` (one of
+    ``NOISE_KINDS``) the added oracle noise; ``seed`` an int in [0, 2**64); ``dtype`` numpy float32 or
+    float64.
 
     x0 is the seeded network's parameters followed by a = b = 0; y0 = (α = 0,).
     """

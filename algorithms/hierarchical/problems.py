@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    WORKING_MAX,
     allocates,
     as_float_array,
     as_real_array,
@@ -387,7 +388,8 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) are the oracle noise;
     ``coupling`` a finite nonzero float with |c| in the working range [1.18e-38, 3.4e38]; ``x0`` and
     ``y0`` the starting coordinates, any reals in [-3.4e38, 3.4e38] (the working range); ``dtype`` numpy
-    float32 or float64.
+    float32 or float64 (float32: Φ(x0) = c²x0²/2 and ∇Φ(x0) must fit float32, |c|·|x0| up to about 2.6e19,
+    else refused naming coupling).
 
     y*(x) = c·x, Φ(x) = cos x + c²x²/2 and ∇Φ(x) = c²x − sin x. For c = 1 the minimizer x = 0
     is degenerate (Φ''(0) = 0, ∇Φ ≈ x³/6); for c² < 1 it is a nonconvex Φ with a local
@@ -408,6 +410,11 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     c = float(coupling)
+    if dtype == np.float32 and max(0.5 * c * c * x0 * x0, c * c * abs(x0), abs(c * x0)) > WORKING_MAX:
+        # Φ(x0), ∇Φ(x0) or y*(x0) past float32: the first phi(x0) raised "x is too large", naming x
+        raise ValueError(f"coupling = {coupling!r} with x0 = {x0!r} puts Φ(x0) = c²x0²/2 or ∇Φ(x0) = c²x0 "
+                         f"past float32's range (3.4e38) with dtype=float32: use float64 or |c|·|x0| below "
+                         f"about 2.6e19")
 
     def grad(x, y, rng):
         return -np.sin(x) + c * y, c * x - y

@@ -43,3 +43,12 @@ def test_the_minimax_methods_refuse_a_maxiters_past_the_oracle_budget(name):
     kwargs = {"lr_x": 1.0, "lr_y": 1.0} if name == "TiAda" else {}
     with pytest.raises(ValueError, match=r"maxiters = 1000000000"):
         solve(H.synthetic_minimax(coupling=0.5**0.5), getattr(H, name)(**kwargs), maxiters=10**9, tol=1.2e-38)
+
+
+def test_synthetic_minimax_in_float32_names_a_coupling_past_its_range():
+    # coupling = 1e20 at x0 = 2 constructed, then phi(x0) raised "x is too large", naming x
+    from algorithms.hierarchical import synthetic_minimax
+
+    with pytest.raises(ValueError, match=r"^coupling = 1e\+20 with x0 = 2\.0"):
+        synthetic_minimax(coupling=1e20, dtype=np.float32)
+    synthetic_minimax(coupling=1e20)  # float64 holds Φ(x0) = 2e40
