@@ -1786,10 +1786,31 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         # residuals' floors are not what judged it)
         given = _forward_auto(qp, algorithm, options, monitor)
         unit_scale = float(np.abs(given.x).max(initial=0.0)) >= 2.0**-EQUILIBRATE_EXP
-        if given.retcode is RetCode.Success and unit_scale:
+        # and judged in the copy's units too: with P, q ×1e-20 every x passed the as-given check (its
+        # stationarity floor 1 made it absolute), and highs's wrong point (rel. error 5.7) came back Success
+        if given.retcode is RetCode.Success and unit_scale and _passes_scaled(given, qp, scaling, algorithm):
             given.warnings.append(f"solved as given: its equilibrated copy ended {sol.retcode.value}")
             return given
         return sol
+
+
+def _passes_scaled(sol: QPSolution, qp: QP, scaling: tuple[float, float, float, float],
+                   algorithm: DQP) -> bool:
+    """Whether ``sol`` (a solve of ``qp`` as given) passes the KKT check in the equilibrated copy's units
+    (x̃ = x/d, multipliers σ/ρ of the caller's: the inverse of :func:`_unscaled`)."""
+    d, sigma, rho_G, rho_A = scaling
+
+    def times(v, c):
+        return None if v is None else np.asarray(v, dtype=np.float64) * c
+
+    copy_qp = _scaled(qp, scaling)
+    try:
+        residuals = kkt_residuals(copy_qp, np.asarray(sol.x, dtype=np.float64) / d,
+                                  times(sol.y, sigma / rho_A), times(sol.z, sigma / rho_G),
+                                  times(sol.z_box, sigma * d) if copy_qp.has_box else None)
+    except ValueError:  # multipliers past the working range in the copy's units: not judged there
+        return False
+    return max(residuals.values()) <= algorithm.kkt_tol
 
 
 #: a QP is equilibrated when its variables', objective's or constraints' scale is below 2**-EQUILIBRATE_EXP

@@ -45,3 +45,19 @@ def test_objective_far_above_unit_scale_solved_exactly(scale):
         sol = solve(qp, DQP())
     assert sol.retcode is RetCode.Success
     assert np.max(np.abs(sol.x)) <= 1e-9
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e-20])
+def test_tiny_objective_fallback_judged_in_unit_scale(scale):
+    # the equilibrated copy failed (highs), the QP solved as given passed its floor-1 (absolute) stationarity
+    # with any x: Success at a point 5.7 (relative) off x* (red14a)
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        M = rng.standard_normal((3, 3))
+        P, q = M @ M.T + 0.1 * np.eye(3), rng.standard_normal(3)
+        G, h = rng.standard_normal((4, 3)), rng.standard_normal(4) + 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = solve(QP(P=P, q=q, G=G, h=h), DQP(backend="clarabel")).x
+        sol = solve(QP(P=P * scale, q=q * scale, G=G, h=h), DQP(backend="highs"))
+    assert sol.retcode is not RetCode.Success or np.max(np.abs(sol.x - exact)) <= 1e-6 * np.max(np.abs(exact))
