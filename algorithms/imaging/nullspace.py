@@ -262,6 +262,10 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     ``operator`` is H, a :class:`LinearOperator` and ``projection`` S another on the same image shape;
     ``iterations`` (an int in [1, 10**5]) power steps; ``seed`` an int in [0, 2**64) for the start vector.
 
+    An estimate (power iteration for ‖H Sᵀ‖₂, ‖H‖₂ and ‖S‖₂ from :meth:`LinearOperator.norm`): exact to
+    rounding when each top singular value is well separated, slow when the top two are close (60 steps were
+    up to 1.6 % off the dense value on 8×8 Gaussian matrices); raise ``iterations`` for accuracy there.
+
     Scale-free: the power iteration runs on (H/‖H‖)(S/‖S‖)ᵀ with each half-step rescaled, so
     ``null_space_leakage(c·H, d·S)`` equals ``null_space_leakage(H, S)`` for any c, d > 0 that keep the
     operators' data in the working range (a :class:`MatrixOperator`'s entries are at most 3.4e38; a subclass

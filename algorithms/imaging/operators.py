@@ -360,6 +360,10 @@ class LinearOperator:
         (the iteration on HᵀH itself returned 0.0 below ~1e-77).
 
         ``dtype`` is torch.float32 or torch.float64 (the iteration's).
+
+        An estimate, from below: the power iteration converges at the rate (σ₂/σ₁)^(2·iterations), so it is
+        exact to rounding when the top singular value is well separated, and slow when the top two are close
+        (50 steps were up to 1.6 % low on 8×8 Gaussian matrices); raise ``iterations`` for accuracy there.
         """
         iterations = check_power_iterations(iterations)
         dtype = check_torch_dtype(dtype)
