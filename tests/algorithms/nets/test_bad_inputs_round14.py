@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from algorithms import solve
@@ -29,3 +30,17 @@ def test_sgd_and_sam_training_refuse_runs_past_max_steps(maxiters, which):
                                                                                         batch_size=1)
     with pytest.raises(ValueError, match="maxiters"):
         solve(parity_task(n=4, in_features=3, width=2, seed=0), algorithm, maxiters=maxiters)
+
+
+@pytest.mark.parametrize("hessians, psd", [
+    (1e-12 * np.array([[[1.0, 1.0], [0.0, 1.0]]]), False),        # asymmetric at scale 1e-12
+    (1e-20 * np.array([[[2.0, 0.0], [1e-3, 1.0]]]), False),
+    (np.diag([1e-12, -1e-14])[None], True),                       # indefinite at scale 1e-12
+    (np.diag([0.5, -0.75e-8])[None], True),
+])
+def test_check_hessians_is_relative_below_scale_one(hessians, psd):
+    # symmetry and PSD were tested against rtol·max(1, max|entry|): a floor of 1 took these as valid
+    from algorithms.nets.stability import check_hessians
+
+    with pytest.raises(ValueError, match="hessians"):
+        check_hessians("hessians", hessians, psd=psd)
