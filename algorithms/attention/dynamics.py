@@ -134,7 +134,8 @@ class OverlapFlow(Algorithm):
     non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
     ``lr``: a float in [1.18e-38, 3.4e38] (float32's smallest normal; a subnormal one moves nothing and is
-    refused naming lr; a tiny normal one barely moves: ``MaxIters``; a huge one ``Diverged``, unless the
+    refused naming lr; a tiny normal one barely moves: ``MaxIters``, or ``Stalled`` as soon as a step leaves
+    the overlaps unchanged in float64, lr·velocity below their rounding; a huge one ``Diverged``, unless the
     start is already stationary).
 
     >>> from algorithms import solve
@@ -221,7 +222,11 @@ def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: Solv
             break
         if k == maxiters:
             break
-        state = state + algorithm.lr * velocity
+        moved = state + algorithm.lr * velocity
+        if np.array_equal(moved, state):  # lr·velocity below the overlaps' rounding: no step moves them
+            retcode = RetCode.Stalled  # (lr = 1.2e-38 with maxiters = 10**9 ran for hours)
+            break
+        state = moved
         if not np.all(np.isfinite(state)) or np.abs(state).max() > _DIVERGENCE_BOUND:
             retcode, k = RetCode.Diverged, k + 1
             break

@@ -56,8 +56,9 @@ class SphericalGD(Algorithm):
     passes over them, ~3e-8 s per entry here, so a sample at that cap takes ~2 s a step: pass a maxiters
     for it); the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
-    risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; the cap (default 3000 steps)
-    is ``MaxIters``.
+    risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; a step that leaves u and v
+    unchanged in their dtype (lr·gradient below their rounding, e.g. lr = 1.2e-38) is ``Stalled``; the cap
+    (default 3000 steps) is ``MaxIters``.
     The iterates stay on the sphere, so they cannot blow up otherwise.
 
     >>> from algorithms import solve
@@ -136,6 +137,9 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
             # point was 0 or NaN, and the overlaps of the next record raised "u must be a unit vector"
             if not all(math.isfinite(n) and n > 0.0 for n in norms):
                 retcode, k = RetCode.Diverged, k + 1
+                break
+            if all(torch.equal(step, param) for step, param in zip(steps, (model.u, model.v), strict=True)):
+                retcode = RetCode.Stalled  # lr·gradient below their rounding (lr = 1.2e-38 ran for hours)
                 break
             for param, step, norm in zip((model.u, model.v), steps, norms, strict=True):
                 param.copy_(step / norm)
