@@ -136,7 +136,8 @@ class UnlearningProblem(Problem):
     (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
     float32 params beside float64 data are that float32 θ* (rounded), not float64's: a run from it agrees with
     the float64 one up to float32 rounding of the start, and may need more iterations (or end ``MaxIters``
-    at a small ``maxiters``) to meet the same stopping test; give float64 params for float64's answer.
+    at a small ``maxiters``) to meet the same stopping test, or end ``Failure`` where a direct solver's
+    float64 residual test (DeepLinearOG's 1e-8) sees the rounded θ*; give float64 params for float64's answer.
     Each y is converted to its X's dtype (int and bool labels promoted, a float y of the other precision
     cast; half precision and complex refused); a forget X of another float dtype than the retain X is
     refused. Rows with the same X but different y (within retain, or across retain and forget) are valid
