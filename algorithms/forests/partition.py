@@ -148,6 +148,25 @@ def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+def _check_node_maps(forest: Any, maps: tuple[np.ndarray, ...], tree_of: np.ndarray) -> None:
+    """Tree b's map sends its leaf nodes to distinct leaf ids of tree b (``tree_of[id] == b``) and its
+    internal nodes to −1: a map onto 999, onto another tree's leaves or onto −1 at a leaf was taken
+    (scipy's index errors later, or every point of tree 0 counted in tree 1's leaf, in silence)."""
+    n_leaves = tree_of.size
+    for b, (m, estimator) in enumerate(zip(maps, forest.estimators_)):
+        is_leaf = estimator.tree_.children_left == -1
+        if m.shape != is_leaf.shape:
+            raise ValueError(f"node_to_leaf[{b}] must have one entry per node of tree {b} ({is_leaf.size}), "
+                             f"got {m.size}")
+        leaves = m[is_leaf]
+        inside = np.all((leaves >= 0) & (leaves < n_leaves))
+        if np.any(m[~is_leaf] != -1) or not inside or np.unique(leaves).size != leaves.size or \
+                np.any(tree_of[leaves] != b):
+            raise ValueError(f"node_to_leaf[{b}] must send tree {b}'s leaf nodes to distinct leaf ids of "
+                             f"tree {b} (in [0, {n_leaves}) with tree_of[id] == {b}) and its internal nodes "
+                             f"to -1, got {m.tolist()!r:.80}")
+
+
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class ForestPartition:
     """The leaves of a fitted forest as boxes, with global leaf ids ``0 .. n_leaves-1``.
@@ -208,6 +227,7 @@ class ForestPartition:
             if m.dtype.kind not in "iu" or m.ndim != 1:
                 raise ValueError(f"node_to_leaf[{b}] must be a 1-D int array, got dtype {m.dtype} and shape "
                                  f"{m.shape}")
+        _check_node_maps(forest, maps, tree_of)
         # read-only for good (bytes-backed): a node map written in place (leaf id -7, or every node -> 0) was
         # used by leaves()/transform without a check
         for name, value in (("forest", forest), ("n_features", n_features), ("lower", read_only(lower)),
