@@ -749,9 +749,14 @@ def coherence_matrix(hessians: Any) -> np.ndarray:
            [1.41421356, 1.41421356]])
     """
     H = check_hessians("hessians", hessians)
-    H, scale = _unit_scale(H)
-    flat = H.reshape(H.shape[0], -1)
-    return np.sqrt(np.clip(flat @ flat.T, 0.0, None)) * scale
+    # each matrix at its own unit scale c_i (a power of two): S_ij = √(c_i c_j)·√Tr(Ĥ_i Ĥ_j). One common
+    # scale underflowed the products of the small matrices of a stack spanning 1e-200 and 1e100 (S_11 = 0
+    # for √2·1e-200), and √c_i·√c_j never overflows where c_i·c_j would
+    top = np.abs(H).max(axis=(1, 2))
+    scales = np.array([math.ldexp(1.0, math.frexp(float(t))[1]) if t > 0 else 1.0 for t in top])
+    flat = (H / scales[:, None, None]).reshape(H.shape[0], -1)
+    roots = np.sqrt(scales)
+    return np.sqrt(np.clip(flat @ flat.T, 0.0, None)) * roots[:, None] * roots[None, :]
 
 
 def _unit_scale(H: np.ndarray) -> tuple[np.ndarray, float]:

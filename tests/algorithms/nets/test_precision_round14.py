@@ -254,3 +254,21 @@ def test_restrict_to_range_is_relative_at_every_scale(scale):
     H = scale * np.stack([np.diag([1.0, 0.0]), np.diag([3.0, 0.0])])
     assert restrict_to_range(H).shape == (2, 1, 1)
     assert restrict_to_range(0.0 * H).shape == (2, 0, 0)
+
+
+@pytest.mark.parametrize("scales", [(1.0, 1.0), (1e-200, 1e30), (1e-150, 1e30), (3e37, 1e-30),
+                                    (1e-300, 1e-300), (1e-300, 1.0)])
+def test_coherence_matrix_of_a_stack_spanning_many_scales(scales):
+    # one common scale underflowed the products of the small matrix: S_11 = 0 for a stack of 1e-200 and 1e30
+    from algorithms.nets.stability import coherence_matrix
+
+    mpmath.mp.dps = 50
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    B = np.array([[1.0, -0.2], [-0.2, 3.0]])
+    H = np.stack([scales[0] * A, scales[1] * B])
+    S = coherence_matrix(H)
+    for i in range(2):
+        for j in range(2):
+            want = mpmath.sqrt(mpmath.fsum(mpmath.mpf(float(x)) * mpmath.mpf(float(y))
+                                           for x, y in zip(H[i].ravel(), H[j].T.ravel(), strict=True)))
+            assert abs(mpmath.mpf(float(S[i, j])) - want) <= 1e-14 * want, (i, j, S[i, j], want)
