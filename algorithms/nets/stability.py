@@ -134,9 +134,9 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
 
     Entries are finite, inside the working range (|entry| <= 3.4e38) and at most 1e150 / d in absolute
     value (``SCALE_MAX``: the operators here multiply two Hessians, and 1e300 entries overflowed float64).
-    Symmetric means max |H − Hᵀ| ≤ ``rtol``·max |entry| per matrix (relative at every scale: a floor of
-    1 took an asymmetric matrix of 1e-12 as symmetric). ``psd=True`` also requires every matrix to be
-    positive semidefinite (smallest eigenvalue ≥ −``rtol``·max |entry|, relative as well), the
+    Symmetric means max |H_i − H_iᵀ| ≤ ``rtol``·max |entry| (the stack's largest entry: relative at every
+    scale, a floor of 1 took an asymmetric stack of 1e-12 as symmetric). ``psd=True`` also requires every
+    matrix to be positive semidefinite (smallest eigenvalue ≥ −``rtol``·max |entry|, relative as well), the
     assumption of the divergence conditions and of the SAM reduction (M = I + (ρ/α)H must have a square
     root). ``rtol`` > 0 in [1.18e-38, 3.4e38] (default 1e-8).
 
@@ -162,7 +162,9 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
         raise ValueError(f"{name} must have shape (n, d, d), got {arr.shape}")
     _check_scale(name, float(np.abs(arr).max()), d1)
     asym = np.abs(arr - np.swapaxes(arr, 1, 2)).max(axis=(1, 2))
-    scale = np.abs(arr).max(axis=(1, 2))    # per matrix (a floor of 1 took 1e-12·[[1, 1], [0, 1]])
+    # relative to the stack's largest entry (a floor of 1 took 1e-12·[[1, 1], [0, 1]]); the stack's, not each
+    # matrix's: a per-sample Hessian at rounding level inside a large stack carries rounding of its own size
+    scale = np.full(n, float(np.abs(arr).max()))
     bad = np.flatnonzero(asym > rtol * scale)
     if bad.size:
         i = int(bad[0])
