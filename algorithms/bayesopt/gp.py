@@ -319,8 +319,11 @@ def fit_kernel(
     random starts, a tie between starts keeping the earlier (so data that leave a lengthscale undetermined
     return the kernel's own); the fitting jitter (1e-6) is larger than the posterior's, for a stable search.
 
-    ``X`` (n, d) with n >= 2 rows and d >= 1 columns in [0, 1]; ``y`` (n,) finite, |mean| and standard
-    deviation <= 10 (constant y is valid: its lengthscale is undetermined); a row of X repeated with
+    ``X`` (n, d) with n >= 2 rows and d >= 1 columns in [0, 1] (spanning much less of the unit box, the
+    fitted lengthscale can sit at the search box's edge 0.01); ``y`` (n,) finite, |mean| <= 10 and standard
+    deviation in [0.1, 10] (a y of smaller spread is refused; within the range a spread far from 1 can still
+    put the outputscale at its box's edge, 0.05 or 20: the box's maximum, not the likelihood's; constant
+    y, of spread 0, is valid: its lengthscale is undetermined); a row of X repeated with
     another y is refused while ``jitter`` <= 1e-4 (exact observations); ``ard`` a bool; ``jitter`` a
     finite float in [1.18e-38, 1e8] (relative noise variance of the search); ``n_restarts`` an int in
     [1, 1000] (each is one L-BFGS-B search); ``seed`` an int in [0, 2**64).
@@ -351,9 +354,13 @@ def fit_kernel(
         raise ValueError(f"X must lie in [0, 1]^d (scale the inputs to the unit box), got entries in "
                          f"[{X.min():.3g}, {X.max():.3g}]")
     # 10: far outside standardized data (whose mean is 0 and standard deviation 1)
-    if y.size and (abs(float(y.mean())) > 10.0 or float(y.std()) > 10.0):
-        raise ValueError(f"y must be standardized (mean 0, variance 1), got mean {float(y.mean()):.3g} and "
-                         f"standard deviation {float(y.std()):.3g}")
+    # and 0.1 below: y of spread 1e-3 put the outputscale at the box's lower edge (0.05) and moved the
+    # lengthscale, returned as the likelihood's maximum (red14a); constant y (spread 0) stays valid
+    spread = float(y.std()) if y.size else 0.0
+    if y.size and (abs(float(y.mean())) > 10.0 or spread > 10.0 or 0.0 < spread < 0.1):
+        raise ValueError(f"y must be standardized (mean 0, variance 1: |mean| <= 10 and standard deviation "
+                         f"in [0.1, 10], or 0 for constant y), got mean {float(y.mean()):.3g} and "
+                         f"standard deviation {spread:.3g}")
     if np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != X.shape[1]:
         raise ValueError(f"kernel has {np.size(kernel.lengthscale)} ARD lengthscales but X has {X.shape[1]} "
                          f"columns")

@@ -282,8 +282,9 @@ def constrained_minimum(
 
     The grid has ``n_grid`` nodes per axis (default: about 10⁴ nodes in all); the best of the
     polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
-    polish runs in unit coordinates with f and c divided by their ranges on the grid, so the
-    answer scales with the box and with f (a box of side 1e-7 or 1e7 is solved alike). f must
+    polish runs in unit coordinates with f shifted by the best node's value and f and c divided by their
+    ranges on the grid, so the answer scales with the box and with f, and ignores a constant added to f (a
+    box of side 1e-7 or 1e7, f + 1e8, are solved alike). f must
     return one finite float and c finite floats at every grid node, in float64 (a float32 answer is refused
     naming f or c: its rounding stalls the polish); both get copies of the points (one
     that writes into its argument changes nothing). ``n_grid`` an int >= 1 (refused when
@@ -333,6 +334,8 @@ def constrained_minimum(
         raise ValueError("c is positive at every grid node: the feasible region {c <= 0} is empty or thinner "
                          "than the grid (raise n_grid)")
     lo, width = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
+    # shifted by the best node's value as well as scaled: f + 1e8 left SLSQP on values ~1e8 / range, whose
+    # changes fell under its ftol, and the answer stayed at the grid node (red14a)
     f_scale = float(np.ptp(f_values)) or 1.0
     c_scale = np.where(np.ptp(c_nodes, axis=0) > 0, np.ptp(c_nodes, axis=0), 1.0)
 
@@ -353,14 +356,19 @@ def constrained_minimum(
 
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])
+    shift = best_f
+    # SLSQP's finite-difference step, widened past the rounding of f's size (f + 1e8 rounds to 1.5e-8, its
+    # default step's whole change): sqrt of the scaled objective's rounding, the default for ordinary f
+    noise = float(np.finfo(np.float64).eps) * float(np.abs(f_values).max()) / f_scale
+    step = max(float(np.sqrt(np.finfo(np.float64).eps)), math.sqrt(noise))
     for start in nodes[order[:n_polish]]:
         res = minimize(
-            lambda u: f_value(point(u)) / f_scale,
+            lambda u: (f_value(point(u)) - shift) / f_scale,
             (start - lo) / width,
             method="SLSQP",
             bounds=[(0.0, 1.0)] * dim,
             constraints=[{"type": "ineq", "fun": lambda u: -c_value(point(u)) / c_scale}],
-            options={"ftol": 1e-14, "maxiter": 500},
+            options={"ftol": 1e-14, "maxiter": 500, "eps": step},
         )
         x = point(np.clip(res.x, 0.0, 1.0))
         value = f_value(x)

@@ -37,6 +37,7 @@ import itertools
 import math
 import numbers
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -424,10 +425,20 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
                          f"optimum = {problem.optimum!r}, f_ref = {problem.f_ref!r}")
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"value must be a real number, got {type(value).__name__}")
-    value = to_float(value)  # 10**400: inf (a bare OverflowError before); -10**400: -inf, refused below
-    if math.isnan(value) or value == -math.inf:   # -inf lies below every optimum (it was clipped to 0)
-        raise ValueError(f"value must be a real number above -inf, not NaN, got {value!r}")
-    return max(0.0, (value - problem.optimum) / (problem.f_ref - problem.optimum))
+    number = to_float(value)  # 10**400: inf (a bare OverflowError before); -10**400: -inf, refused below
+    if math.isnan(number) or number == -math.inf:   # -inf lies below every optimum (it was clipped to 0)
+        raise ValueError(f"value must be a real number above -inf, not NaN, got {number!r}")
+    if number == math.inf:
+        return math.inf
+    # exact: an int past 2**53 or a Fraction was rounded before the subtraction, the whole difference near
+    # the optimum (2**64 + 2048 against f* = 2**64 gave 0, not 0.5; red14a)
+    if isinstance(value, numbers.Integral):   # np.int64 too, as a Python int (numpy's own overflowed)
+        exact = Fraction(int(value))
+    else:
+        exact = value if isinstance(value, Fraction) else Fraction(number)
+    optimum = Fraction(float(problem.optimum))
+    regret = (exact - optimum) / (Fraction(float(problem.f_ref)) - optimum)
+    return max(0.0, to_float(regret))
 
 
 class _BBOB:

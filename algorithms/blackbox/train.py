@@ -149,7 +149,8 @@ MAX_MINUTES = 7 * 24 * 60
 def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: int = 8, every: int = 10,
           ppo_epochs: int = 3, lr: float = 1e-3, hidden: int = 32, progress: bool = True) -> dict:
     """Run the training loop for ``minutes`` of wall time (a number in (0, MAX_MINUTES = 10080], a week;
-    ``resume=True`` continues a run from ``out``); returns the metadata written."""
+    ``resume=True`` continues a run from ``out``); returns the metadata written. torch runs on one intra-op
+    thread meanwhile; the caller's thread count is restored when the last of concurrent trainings ends."""
     from tqdm.auto import tqdm
 
     from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, initial_log_std_bias
