@@ -20,6 +20,7 @@ from algorithms.chance import (
     linear_gaussian_problem,
     min_samples,
     out_of_sample_feasibility,
+    portfolio_var_problem,
     scenario_count,
     tweedie_mean,
 )
@@ -157,3 +158,13 @@ def test_saa_milp_on_scaled_constraints(g_scale):
     assert want.retcode is RetCode.Success and got.retcode is RetCode.Success
     assert np.allclose(got.x, want.x, rtol=1e-6, atol=1e-9)
     assert got.stats.empirical_violation == want.stats.empirical_violation
+
+
+@pytest.mark.parametrize("n_assets, var_limit, want", [
+    (3, 0.1, -0.07144104448718812), (3, 1e-6, -7.510711306243347e-07), (5, 0.1, -0.07714714865),
+])
+def test_portfolio_known_optimum_is_the_soc_optimum(n_assets, var_limit, want):
+    # red14a's Clarabel references (rho = 0.2): SLSQP on min(soc, budget) stopped 4.7e-4 off (status 8), at
+    # var_limit = 1e-6 infeasible by 10 % of the limit (an absolute 1e-7 slack)
+    problem = portfolio_var_problem(n_assets=n_assets, rho=0.2, n_samples=200, var_limit=var_limit)
+    assert problem.known_optimum == pytest.approx(want, rel=1e-7)
