@@ -3515,12 +3515,13 @@ def _check_documented_rules(ctx: Context, *, sabotage: bool) -> Outcome:
     def absolute_merge(x, y, W, b, v, a, c, *, prune_tol, merge_tol):  # merge_tol not relative to the range
         return original(x, y, W, b, v, a, c, prune_tol=prune_tol, merge_tol=merge_tol / float(np.ptp(x)))
 
-    # network_to_cpwl's default merge tolerance 1e-9 · max(1, max|t_k|) and discrete_curvature's zero
+    # network_to_cpwl's default merge tolerance 1e-9 · max|t_k| (round 14: relative, no floor of 1) and
+    # discrete_curvature's zero
     # threshold 1e-9 · max(σ_{i-1}, σ_i, max|y|/(x_N − x_1)), σ_j = max(|y_j|, |y_{j+1}|)/gap_j (= 1e-9 ·
     # max|y| on these unit gaps), each at 0.6 and 1.5 times itself (documented literals; both sides
     # are far from rounding: knots are exact floats here, the curvatures carry ~1e-16 relative error)
-    for t0 in (0.3, 1000.0):
-        tol = 1e-9 * max(1.0, t0)
+    for t0 in (1e-12, 0.3, 1000.0):
+        tol = 1e-9 * t0
         for factor, knots in ((0.6, 1), (1.5, 2)):
             t1 = t0 + factor * tol
             f = network_to_cpwl(W=[1.0, 1.0], b=[-t0, -t1], v=[1.0, 1.0])
@@ -3578,8 +3579,8 @@ register(Claim(
         "(the snapped start is kept unless the other fits better by more than rounding). Each result has "
         "the documented knots (to 1e-9 of the range, 1e-6 for the snapped pair, whose exact fits form a "
         "family; the count alone for the pair that stays two) and fits the data to 1e-12 · max(1, "
-        "max|y|), as its reported residual says. network_to_cpwl's default merge tolerance 1e-9 · max(1, "
-        "max|t|) merges knots 0.6 times it apart and keeps 1.5 times apart (at t = 0.3 and 1000), and "
+        "max|y|), as its reported residual says. network_to_cpwl's default merge tolerance 1e-9 · max|t| "
+        "merges knots 0.6 times it apart and keeps 1.5 times apart (at t = 1e-12, 0.3 and 1000), and "
         "discrete_curvature zeroes a slope change of 0.6 times its documented threshold 1e-9 · max(σ_{i-1}, "
         "σ_i, max|y|/(x_N − x_1)), σ_j = max(|y_j|, |y_{j+1}|)/(x_{j+1} − x_j) (1e-9 · max|y| on these unit "
         "gaps), and keeps 1.5 times (max|y| = 1 and 1e6)."),

@@ -170,7 +170,9 @@ class SAM(torch.optim.Optimizer):
     the package's optimizers (0: no step; a subnormal lr such as 1e-39 is refused naming lr: it rounds
     every float32 step to 0);
     ``normalize`` (bool) whether ε is
-    ``ρ g/‖g‖`` (SAM) or ``ρ g``. A NaN/inf gradient (at θ or at θ + ε) reaches the weights, as in torch's
+    ``ρ g/(‖g‖ + 1e-12)`` (SAM, with the reference implementation's guard 1e-12: gradients of norm well
+    below 1e-12 get a perturbation ρ g/1e-12, not of norm ρ) or ``ρ g``. A NaN/inf gradient (at θ or at
+    θ + ε) reaches the weights, as in torch's
     optimizers, with a ``RuntimeWarning`` (SAM has no skip policy; the package's Muon/Shampoo/SOAP skip).
     A parameter group may set these and the base optimizer's keywords (and
     the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
@@ -623,7 +625,8 @@ class SGDTraining(Algorithm):
 
 @dataclass(frozen=True)
 class SAMTraining(Algorithm):
-    """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
+    """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/(‖∇L_B(θ)‖ + 1e-12)) with the batches of :class:`SGDTraining`
+    (:class:`SAM`'s step, its guard 1e-12 included).
 
     ``lr`` > 0, in [1.18e-38, 1e10] (0, a training that never steps, and subnormals are refused naming
     lr) and ``rho`` >= 0, any value in [0, 1e10] (0 is SGD; :class:`SAM`'s caps, checked here);

@@ -328,9 +328,10 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float
     Neuron ``k`` with ``w_k > 0`` adds ``v_k w_k (x - t_k)₊``; with ``w_k < 0`` it adds
     ``v_k |w_k| (x - t_k)₊ - v_k |w_k| (x - t_k)`` (slope jump ``v_k |w_k|`` plus a
     linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. Neurons sharing a
-    knot are merged (their slope jumps add). Knots within ``merge_tol`` merge; the
-    default ``1e-9 · max(1, max|t_k|)`` absorbs the rounding of ``-b_k / w_k`` (two
-    neurons built for the same knot can differ by an ulp).
+    knot are merged (their slope jumps add). Knots within ``merge_tol`` (>= 0, any value in [0, 3.4e38])
+    merge; the default ``1e-9 · max|t_k|`` absorbs the rounding of ``-b_k / w_k`` (two neurons built for
+    the same knot can differ by an ulp), relative at every scale (``max(1, ·)`` merged distinct knots at
+    1e-12 and 3e-12 into one: another function).
 
     >>> f = network_to_cpwl(W=[1.0, -2.0], b=[0.0, 2.0], v=[1.0, 1.0])
     >>> f.knots.tolist(), f.jumps.tolist(), f.slope, f.intercept
@@ -345,7 +346,7 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float
         raise ValueError(f"the slope changes v·|W| (or with a, c the affine part) leave the working range "
                          f"(|·| <= {WORKING_MAX:.4g}); rescale v, W and b")
     if merge_tol is None:
-        merge_tol = 1e-9 * max(1.0, float(np.max(np.abs(t), initial=0.0)))
+        merge_tol = 1e-9 * float(np.max(np.abs(t), initial=0.0))     # relative: no floor of 1
     return CPWL.from_terms(t, jumps, slope, intercept, merge_tol=merge_tol, zero_tol=zero_tol)
 
 

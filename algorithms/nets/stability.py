@@ -361,8 +361,15 @@ def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
 
 
 def _restrict_to_range(H: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
-    mean = _unit_scale(H.mean(axis=0)[None])[0]     # eigh at unit scale (a power of two: exact)
-    vals, vecs = np.linalg.eigh(mean[0])
+    unit = _unit_scale(H)[0]        # eigh at unit scale (a power of two: exact)
+    if float(np.linalg.eigvalsh(unit)[:, 0].min()) < -1e-8:
+        # an indefinite stack (ρ = 0 takes one): H̄'s null space is not the common one (diag(1, −1) and
+        # diag(−1, 1) average to 0, and H̄'s negative eigenvalues were dropped as null: radius 1 or
+        # (1 − ηλ)² for a growing (1 + ηλ)²); the common null space is that of mean(H_i²), compared by √
+        vals, vecs = np.linalg.eigh(np.mean(unit @ unit, axis=0))
+        vals = np.sqrt(np.clip(vals, 0.0, None))
+    else:
+        vals, vecs = np.linalg.eigh(unit.mean(axis=0))
     top = float(np.abs(vals).max(initial=0.0))
     # relative at every scale (a floor of 1e-300 emptied the range of Hessians of 1e-305); 0 keeps nothing
     keep = vals > rtol * top if top > 0 else np.zeros(vals.shape, dtype=bool)

@@ -78,7 +78,10 @@ class Shampoo(MatrixOptimizer):
     betas : (β₁, β₂) in [0, 1) (default (0.9, 0.95)): momentum and the factor statistics' EMA
     weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-6): the ridge ε of the
-        inverse roots
+        inverse roots, raised to the statistics' rounding floor where it is below it: the ridge is
+        max(eps, u · size · λ_max) with u the machine epsilon of the coarser of the state and root dtypes
+        (2.2e-16 in float64): eigenvalues below that are rounding, and a float32 Shampoo took 25x steps on
+        them
     precondition_frequency : int >= 1 (default 10): steps between inverse-root refreshes
     block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side
     exponent : float in (0, 0.5] (default 0.25): e in (L̂ + εI)^(−e)

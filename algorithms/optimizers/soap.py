@@ -75,7 +75,9 @@ class SOAP(MatrixOptimizer):
         (float32's smallest normal) keeps it a step) (default 3e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.95, 0.95)): Adam's moments
     shampoo_beta : float in [0, 1) or None (default None: β₂): β_s of the factor statistics
-    eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis
+    eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis,
+        added to √v̂ floored at 10 · u · (rows + cols) · ‖√v̂‖_F of the tile (u the state dtype's machine
+        epsilon: rotated coordinates below it are the rotation's rounding, which Adam would scale to ±1)
         (and of the vectors' AdamW step); float32 parameters keep the second moment in float32, where a
         gradient entry below ~1e-19 squares to 0 (as in torch.optim.AdamW): with ε below such an entry the
         step along it is m̂/ε, not ±lr; keep ε >= 1e-19 or use float64 parameters for gradients that small

@@ -272,3 +272,31 @@ def test_coherence_matrix_of_a_stack_spanning_many_scales(scales):
             want = mpmath.sqrt(mpmath.fsum(mpmath.mpf(float(x)) * mpmath.mpf(float(y))
                                            for x, y in zip(H[i].ravel(), H[j].T.ravel(), strict=True)))
             assert abs(mpmath.mpf(float(S[i, j])) - want) <= 1e-14 * want, (i, j, S[i, j], want)
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e-6, 1.0, 1e6])
+def test_network_to_cpwl_keeps_distinct_knots_at_every_scale(scale):
+    # the default merge_tol 1e-9·max(1, max|t|) merged knots at 1e-12 and 3e-12 into one: another function
+    from algorithms.nets.sparse_interpolation import network_to_cpwl
+
+    f = network_to_cpwl(np.array([1.0, 1.0]), np.array([-1.0, -3.0]) * scale, np.array([1.0, -1.0]))
+    assert f.num_knots == 2
+    x = np.array([0.0, 2.0, 4.0]) * scale
+    np.testing.assert_allclose(f(x), np.maximum(x - scale, 0.0) - np.maximum(x - 3 * scale, 0.0), rtol=1e-15,
+                               atol=0)
+    same = network_to_cpwl(np.array([1.0, 3.0]), np.array([-1.0, -3.0]) * scale, np.array([1.0, 1.0]))
+    assert same.num_knots == 1      # two neurons built for one knot (-b/w rounded) still merge
+
+
+@pytest.mark.parametrize("hessians, lr, want", [
+    (np.diag([1e-10, -1e-10])[None], 1.0, (1 + 1e-10) ** 2),              # H̄'s negative eigenvalue dropped
+    (np.stack([np.diag([1.0, -1.0]), np.diag([-1.0, 1.0])]), 0.5, 1.25),  # H̄ = 0 though no H_i is 0
+])
+def test_mean_square_radius_of_an_indefinite_stack_restricts_to_the_common_range(hessians, lr, want):
+    # ρ = 0 takes indefinite Hessians; the restriction to H̄'s range dropped negative eigenvalues as null
+    # (radius (1 − ηλ)² for a growing (1 + ηλ)²) and, for H̄ = 0, everything (radius 1)
+    from algorithms.nets.stability import mean_square_radius
+
+    for restrict in (True, False):
+        got = mean_square_radius(hessians, lr, 1, restrict_to_range=restrict)
+        assert got == pytest.approx(want, rel=1e-14, abs=0)
