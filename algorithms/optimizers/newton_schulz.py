@@ -154,11 +154,14 @@ def _normalized(matrix: torch.Tensor, eps: float, dtype: torch.dtype) -> torch.T
         x = matrix.to(dtype) if matrix.dtype != dtype else matrix.clone()
         return x.div_(torch.linalg.vector_norm(x).clamp(min=eps))
     exponent = math.frexp(top)[1]
-    scaled = matrix * math.ldexp(1.0, -exponent)        # largest entry in [0.5, 1): an exact rescaling
+    # in the wider of the two dtypes: a float32 matrix normalized in float32 carried float32's rounding
+    # (3e-8) into a float64 result, which the unit-scale matrix's float64 run does not have
+    wide = torch.promote_types(matrix.dtype, dtype)
+    scaled = matrix.to(wide) * math.ldexp(1.0, -exponent)    # largest entry in [0.5, 1): an exact rescaling
     norm = float(torch.linalg.vector_norm(scaled))
     if math.ldexp(norm, exponent) >= eps:
         return (scaled / norm).to(dtype)
-    return (matrix / eps).to(dtype)
+    return (matrix.to(wide) / eps).to(dtype)
 
 
 def _newton_schulz(matrix: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,

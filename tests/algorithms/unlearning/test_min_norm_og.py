@@ -1,6 +1,8 @@
 import math
+from fractions import Fraction
 
 import numpy as np
+import pytest
 import torch
 
 from algorithms import RetCode, solve
@@ -61,9 +63,12 @@ def test_infinite_lambda_is_plain_descent_and_schedule_is_followed():
 
 def test_strength_schedule_matches_the_appendix_recursion():
     schedule = strength_schedule(0.2, 0.5, 6, period=2, final_descent=2)
-    # λ0 = 1/0.2 − 1 = 4 (removes 0.2 of P⊥θ), next removes 0.1: λ1 = 9
-    assert schedule == (4.0, math.inf, 9.0, math.inf, math.inf, math.inf)
-    assert [1 / (1 + lam) for lam in schedule[:3:2]] == [0.2, 0.1]
+    # λ0 = 1/0.2 − 1 = 4 (removes 0.2 of P⊥θ), next removes 0.1: λ1 = 9, each the float nearest the exact
+    # value for the float 0.2 (round 14: correctly rounded, 3.9999999999999996 = 1/fl(0.2) − 1 rounded once)
+    lam0 = Fraction(1) / Fraction(0.2) - 1
+    lam1 = (lam0 + 1) / Fraction(0.5) - 1
+    assert schedule == (float(lam0), math.inf, float(lam1), math.inf, math.inf, math.inf)
+    assert [1 / (1 + lam) for lam in schedule[:3:2]] == pytest.approx([0.2, 0.1], rel=1e-15)
 
 
 def test_n_pert_subsamples_under_the_seed():
