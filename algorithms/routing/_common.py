@@ -32,16 +32,18 @@ def finish(
 ) -> Solution:
     """A Solution with one trace record (the final answer) when ``store_trace`` is set.
 
+    That record comes after the run is over (every routing method is one pass for the callback), so, as
+    core's ``callback`` contract says, a ``True`` returned for it changes nothing: the retcode stays the
+    run's own (HeldKarp's finished DP was reported Terminated).
+
     A CVRP answer (a list of routes) is stored as its depot-delimited sequence
     ``[0, r1..., 0, r2..., 0]`` (an int list; ``routes_from_sequence`` splits it back).
     """
     if isinstance(problem, CVRPInstance) and x is not None:
         x = sequence_from_routes(x)
     monitor = IterationMonitor(options, total=1, desc=name)
-    stop = monitor.record(iteration=int(iterations), value=float(value) if value is not None else math.nan)
+    monitor.record(iteration=int(iterations), value=float(value) if value is not None else math.nan)
     monitor.close()
-    if stop and options.maxiters != 0 and retcode in (RetCode.Success, RetCode.MaxIters, RetCode.MaxTime):
-        retcode = RetCode.Terminated  # the callback asked to stop (HGS's capped run kept MaxIters)
     return Solution(
         x=x,
         value=value,
