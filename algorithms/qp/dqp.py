@@ -1778,6 +1778,14 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         if scaling is None:
             return _forward_auto(qp, algorithm, options, monitor)
         sol = _unscaled(_forward_auto(_scaled(qp, scaling), algorithm, options, monitor), qp, scaling)
+        largest = float(np.abs(np.asarray(sol.x, dtype=np.float64)).max(initial=0.0))
+        if sol.retcode is RetCode.Success and largest > WORKING_MAX:
+            # the copy's x̃ is in range, the caller's x = d·x̃ not (P = 1e-30, q = −1e30: x* = 1e60), as the
+            # unscaled route says for its own x
+            stats = sol.stats
+            return _no_solution(qp, RetCode.Failure, stats, [
+                f"the solution leaves the package's working range (max |x| = {largest:.3g} > "
+                f"{WORKING_MAX:.4g}): rescale P, q, G, h, A, b"], sol.original, qp.dtype)
         if sol.retcode in _FINAL or options.maxiters is not None:
             return sol
         # the scalar x-scale ‖q‖/‖P‖ is the stiffest variable's: with P = diag(1e12, 1) the soft variable's
@@ -1788,7 +1796,11 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         unit_scale = float(np.abs(given.x).max(initial=0.0)) >= 2.0**-EQUILIBRATE_EXP
         # and judged in the copy's units too: with P, q ×1e-20 every x passed the as-given check (its
         # stationarity floor 1 made it absolute), and highs's wrong point (rel. error 5.7) came back Success
-        if given.retcode is RetCode.Success and unit_scale and _passes_scaled(given, qp, scaling, algorithm):
+        # (only for an objective below unit scale, the one whose floors hide an error: a stiff
+        # P = diag(3.4e38, 1) is right as given, and its copy's units are not the soft variable's)
+        tiny_objective = max(_max_abs(qp.P), _inf_norm(qp.q)) < 2.0**-EQUILIBRATE_EXP
+        if given.retcode is RetCode.Success and unit_scale and \
+                (not tiny_objective or _passes_scaled(given, qp, scaling, algorithm)):
             given.warnings.append(f"solved as given: its equilibrated copy ended {sol.retcode.value}")
             return given
         return sol
@@ -1867,7 +1879,8 @@ def _equilibration(qp: QP) -> tuple[float, float, float, float] | None:
     # multipliers ±1e-40 below the dual check's floor, and Infeasible from the interior-point backends)
     # and an objective far above unit scale beside unit-scale rows (P, q ×1e30: K_J's rows read as singular
     # next to P, the polish dropped them, and clarabel's point 1.3e-5 off x* passed the relative check)
-    huge = max(1 / rho_G, 1 / rho_A, gradient) > 2.0 ** ROW_EQUILIBRATE_ABOVE_EXP
+    # (both parts of the gradient: a stiff P by a unit q, or bounds of 2**64 setting d, are solved as given)
+    huge = max(1 / rho_G, 1 / rho_A, min(n_P * d, n_q)) > 2.0 ** ROW_EQUILIBRATE_ABOVE_EXP
     if d >= small and (gradient == 0 or gradient >= small) and min(1 / rho_G, 1 / rho_A) >= small \
             and not huge:
         return None

@@ -61,3 +61,24 @@ def test_tiny_objective_fallback_judged_in_unit_scale(scale):
         exact = solve(QP(P=P, q=q, G=G, h=h), DQP(backend="clarabel")).x
         sol = solve(QP(P=P * scale, q=q * scale, G=G, h=h), DQP(backend="highs"))
     assert sol.retcode is not RetCode.Success or np.max(np.abs(sol.x - exact)) <= 1e-6 * np.max(np.abs(exact))
+
+
+
+@pytest.mark.parametrize("kw, expected", [
+    # bounds of 2**64 set d; they must not trigger the huge-objective equilibration (x* was lost: (-1, -1))
+    (dict(P=np.eye(2), q=np.array([1.0, -1.0]), lb=[-2**64, -1.0], ub=[2**64, 2**64]), [-1.0, 1.0]),
+    # a stiff P beside a unit q: solved as given after its copy fails
+    (dict(P=np.diag([3.4e38, 1.0]), q=np.array([1.0, 1.0])), [-1.0 / 3.4e38, -1.0]),
+])
+def test_equilibration_keeps_the_unit_scale_answers(kw, expected):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = solve(QP(**kw), DQP())
+    assert sol.retcode is RetCode.Success
+    assert np.allclose(sol.x, expected, rtol=1e-9, atol=0.0)
+
+
+def test_a_huge_objective_whose_minimizer_leaves_the_range_is_a_failure():
+    sol = solve(QP(P=np.array([[1e-30]]), q=np.array([-1e30])), DQP(backend="daqp"))
+    assert sol.retcode is RetCode.Failure
+    assert "leaves the package's working range" in sol.warnings[0]
