@@ -48,7 +48,8 @@ class LBFGS(Algorithm):
     stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``. scipy's line search
     works in x's own units (its first step has length 1): a minimizer ~1e12 or more unit lengths from x0
     (x* = 1e13 from x0 = 0), or a problem whose steps are ~1e-14 long, can end ``Stalled`` near x0 where the
-    LCD methods succeed; rescale x for LBFGS.
+    LCD methods succeed; rescale x for LBFGS. Likewise a start whose gradient is below about 1e-154 (its
+    squared norm underflows inside scipy: lp_norm_power(4, x0=[1e-70])) ends ``Diverged`` at x0; rescale f.
     """
 
     memory: int = 10
