@@ -1136,16 +1136,22 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
 
 
 def _lp_parts(r: np.ndarray, p: float):
-    """N = ‖r‖_p, u = |r|/N and g = r·u^{p−2} = N^{2−p} r|r|^{p−2} (so ∇‖r‖_p² = 2g), computed relative to
-    max |rᵢ|: the plain Σ|rᵢ|^p underflowed to 0 for a large p or small residuals (p = 2**63, or p = 100
-    with residuals 1e-4), so f was 0 away from the optimum and the solves reported Success there."""
+    """N = ‖r‖_p, w = (|r|/N)^{p−2} and g = r·w = N^{2−p} r|r|^{p−2} (so ∇‖r‖_p² = 2g), computed relative to
+    max |rᵢ| and in logs: the plain Σ|rᵢ|^p underflowed to 0 for a large p or small residuals (p = 2**63, or
+    p = 100 with residuals 1e-4), and (|r|/N)^{p−2} of a rounded |r|/N gained a factor e^{1e-16·p} (2 where
+    p = 1e17: ∇‖(1, 1, ½)‖² was [2, 2, 0] for [1, 1, 0]). log(|rᵢ|/top) is log1p((|rᵢ| − top)/top), whose
+    difference is exact near the top."""
     a = np.abs(r)
     top = float(np.max(a, initial=0.0))
     if top == 0.0:
         return 0.0, np.zeros_like(a), np.zeros_like(a)
-    N = np.float64(top) * np.sum((a / top) ** p) ** (1.0 / p)  # numpy's float: N² past 1e308 is inf
-    u = a / N
-    return N, u, r * u ** (p - 2.0)
+    with np.errstate(divide="ignore", under="ignore"):
+        log_ratio = np.log1p((a - top) / top)  # log(aᵢ/top) <= 0; −inf at aᵢ = 0
+        log_sum = float(np.log(np.sum(np.exp(p * log_ratio))))  # Σ(aᵢ/top)^p in [1, n]
+        N = np.float64(top) * math.exp(log_sum / p)  # numpy's float: N² past 1e308 is inf
+        # (|r|/N)⁰ = 1 at p = 2, also at rᵢ = 0 (where 0·(−inf) is NaN)
+        w = np.ones_like(a) if p == 2.0 else np.exp((p - 2.0) * (log_ratio - log_sum / p))
+    return N, w, r * w
 
 
 def _lp_squared(r: np.ndarray, p: float) -> float:
@@ -1159,11 +1165,11 @@ def _lp_squared(r: np.ndarray, p: float) -> float:
 
 
 def _lp_curvature(r: np.ndarray, p: float, kind: str) -> np.ndarray:
-    N, u, g = _lp_parts(r, p)
+    N, w, g = _lp_parts(r, p)
     if N == 0.0:
         return np.zeros(r.size) if kind == "diagonal" else np.zeros((r.size, r.size))
     if kind == "diagonal":  # Lemma E.14: C(y) = 2‖y‖_p^{2−p} diag(|yᵢ|^{p−2}) = 2 diag((|yᵢ|/N)^{p−2})
-        return 2.0 * u ** (p - 2.0)
+        return 2.0 * w
     # Lemma E.15: f = φ², φ = ‖·‖_p absolutely convex, C = 2∇φ∇φᵀ, ∇φ = y|y|^{p−2} / N^{p−1} = g / N
     v = g / N
     return 2.0 * np.outer(v, v)

@@ -99,3 +99,17 @@ def test_squared_lp_norm_of_ones_is_exact():
     x = np.ones(2)
     assert squared_lp_norm(2, x0=x).value(x) == 2.0
     assert lp_regression(np.eye(2), np.zeros(2), 2, x0=x).value(x) == 2.0
+
+
+@pytest.mark.parametrize("p", [1e15, 1e17, 1.7e38])
+def test_squared_lp_norm_gradient_and_curvature_at_a_huge_p(p):
+    # (|x|/N)^(p−2) of a rounded |x|/N gained e^(1e-16·p): ∇ was [2, 2, 0] for [1, 1, 0] from p = 1e17
+    x = np.array([1.0, 1.0, 0.5])
+    prob = squared_lp_norm(p, x0=x)
+    with mpmath.workdps(80):
+        X, P = [mpmath.mpf(v) for v in x], mpmath.mpf(p)
+        N = mpmath.fsum(abs(t) ** P for t in X) ** (1 / P)
+        grad = [float(2 * N ** (2 - P) * abs(t) ** (P - 2) * t) for t in X]
+        curv = [float(2 * (abs(t) / N) ** (P - 2)) for t in X]
+    assert np.allclose(prob.gradient(x), grad, rtol=1e-12, atol=1e-300)
+    assert np.allclose(prob.curvature_at(x), curv, rtol=1e-12, atol=1e-300)
