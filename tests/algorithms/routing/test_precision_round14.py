@@ -66,3 +66,13 @@ def test_hbg_answers_do_not_depend_on_the_unit_inside_the_unit_square(scale):
     base = solve(TSPInstance(coords), HBG(local_search=False, samples=10), seed=0).value
     small = solve(TSPInstance(coords * scale), HBG(local_search=False, samples=10), seed=0).value / scale
     assert small == pytest.approx(base, rel=1e-9)
+
+
+def test_beta_at_ends_exactly_at_beta_max():
+    # beta_min·(beta_max/beta_min)**1 rounded twice: 813.0859696336581 for 813.0859696336582
+    from algorithms.routing.train import beta_at
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        lo, hi = sorted(10.0 ** rng.uniform(-30, 30, 2))
+        assert beta_at(4, 5, lo, hi) == hi and beta_at(0, 5, lo, hi) == lo and beta_at(9, 5, lo, hi) == hi
