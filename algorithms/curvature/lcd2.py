@@ -254,6 +254,10 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     vector >= 0, all computed in float64 (float32, float16 and integer entries are promoted: the new point
     is float64).
 
+    A (d, d) ``C`` with nonzero off-diagonal entries is diagonalized by ``eigh``: its eigenvalues below 1e-12
+    of the largest count as zero (rounding level), as do gradient components along them below 1e-10‖g‖; a
+    diagonal C (a vector, or a matrix with zeros off the diagonal) keeps every eigenvalue > 0 exactly.
+
     Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``. ``delta`` must be >= 0; at
     ``delta = 0`` (x attains f* as far as f* tells) or ``g = 0`` the step is zero and ``x`` is returned
     unchanged, whatever ``g``: for convex f, Δ = 0 with g ≠ 0 only arises from rounding, which the LCD2

@@ -92,8 +92,11 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     """One LCD3 step; returns ``(None, {"retcode": Degenerate, ...})`` when it is undefined.
 
     ``x`` and ``g`` (the gradient at x) are finite vectors of one length d, ``C`` the curvature at x (a
-    symmetric PSD (d, d) matrix or a (d,) vector >= 0), all computed in float64 (float32, float16 and integer
-    entries are promoted: the new point is float64), and ``delta`` = f(x) − f* a finite float >= 0.
+    symmetric PSD (d, d) matrix or a (d,) vector >= 0; a matrix with nonzero off-diagonal entries has its
+    eigenvalues below 1e-12 of the largest counted as zero, so a ∇f with more than 1e-8 of its norm along
+    them is Degenerate; a diagonal C keeps every eigenvalue > 0 exactly), all computed in float64 (float32,
+    float16 and integer entries are promoted: the new point is float64), and ``delta`` = f(x) − f* a finite
+    float >= 0.
 
     >>> import numpy as np
     >>> x, info = lcd3_step(np.array([2.0]), np.array([4.0]), np.array([2.0]), 4.0)  # f = x²

@@ -41,12 +41,14 @@ __all__ = ["Polyak", "polyak_step"]
 
 
 def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
-    """``x − Δ/‖g‖² · g`` (numpy or sympy); ``g_norm_sq`` = ‖g‖² must be > 0 when it is a number.
+    """``x − Δ/‖g‖² · g`` (numpy or sympy); ``g_norm_sq`` = ‖g‖² must be > 0 when it is a number, a positive
+    scale of the working range (>= 1.18e-38, so ‖g‖ >= about 1.1e-19: a smaller g is refused naming
+    g_norm_sq; the Polyak solver itself takes any g).
 
     ``delta`` = f(x) − f* (>= 0 when a number). ``x``, ``g``: numbers, non-empty array-likes of one
-    shape or sympy expressions (any finite entries, subnormal or near float's maximum included: a step
-    that overflows is refused naming ``delta``); the result is float32 when ``x`` and ``g`` both are,
-    else float64 (float16, integer and mixed-precision arrays are promoted).
+    shape or sympy expressions (any finite entries, subnormal or near float's maximum included, within the
+    bound on ‖g‖² above: a step that overflows is refused naming ``delta``); the result is float32 when ``x``
+    and ``g`` both are, else float64 (float16, integer and mixed-precision arrays are promoted).
 
     >>> polyak_step(1.0, 2.0, 1.0, 4.0)
     0.5

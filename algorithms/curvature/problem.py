@@ -1021,9 +1021,10 @@ def sum_of_squared_absolutely_convex(
     constant of f.
 
     ``residuals(x)`` returns the vector (φᵢ(x))ᵢ and ``jacobian(x)`` the matrix J with rows
-    ∇φᵢ(x) (subgradients). Squaring the absolute-convexity inequality gives the lower bound
-    of Assumption 2.1 with C(y) = 2JᵀJ (Section 7); ``L_C`` (the upper bound) must be
-    supplied by the caller. ∇f = 2Jᵀφ.
+    ∇φᵢ(x) (subgradients), each in floats at least as precise as ``x0`` (a float32 answer beside a float64
+    x0 is refused by name, as CurvatureProblem refuses such an f or grad). Squaring the absolute-convexity
+    inequality gives the lower bound of Assumption 2.1 with C(y) = 2JᵀJ (Section 7); ``L_C`` (the upper
+    bound) must be supplied by the caller. ∇f = 2Jᵀφ.
 
     >>> import numpy as np
     >>> prob = sum_of_squared_absolutely_convex(lambda x: np.abs(x), lambda x: np.diag(np.sign(x)),
@@ -1035,17 +1036,28 @@ def sum_of_squared_absolutely_convex(
     check_callable("jacobian", jacobian)
     check_takes("residuals", residuals, "residuals(x)", 1)
     check_takes("jacobian", jacobian, "jacobian(x)", 1)
-    d = as_float_array("x0", x0, ndim=1).size
+    start = as_float_array("x0", x0, ndim=1)
+    d = start.size
+
+    def precise(name: str, raw: Any) -> Any:
+        """``raw`` refused by name when less precise than x0 (a float32 residual beside a float64 x0 moved
+        every step by a rounded value: Success 2.6e-8 off; CurvatureProblem refuses such an f or grad)."""
+        dtyped = np.asarray(raw) if isinstance(raw, list | tuple) else raw
+        given = precision_rank(dtyped)
+        if given is not None and given < precision_rank(start):
+            raise TypeError(f"{name} must return floats at least as precise as x0's {start.dtype}, got dtype "
+                            f"{str(dtyped.dtype).replace('torch.', '')}")
+        return raw
 
     # shapes are checked at every call (a non-finite value is left to the solver: Diverged)
     def phi(x):
-        r = as_real_array("residuals(x)", residuals(x), check_range=False)
+        r = as_real_array("residuals(x)", precise("residuals(x)", residuals(x)), check_range=False)
         if r.ndim != 1 or r.size == 0:
             raise ValueError(f"residuals(x) must return a non-empty vector (m,), got shape {r.shape}")
         return r
 
     def jac(x, m):
-        J = as_real_array("jacobian(x)", jacobian(x), check_range=False)
+        J = as_real_array("jacobian(x)", precise("jacobian(x)", jacobian(x)), check_range=False)
         if J.shape != (m, d):  # either callable may be the one that is off: both named
             raise ValueError(f"jacobian(x) must have shape ({m}, {d}) (m = len(residuals(x)) rows, d "
                              f"columns), got {J.shape}")

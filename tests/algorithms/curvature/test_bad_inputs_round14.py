@@ -46,3 +46,17 @@ def test_summed_names_first_and_second_when_the_constants_overflow():
     a = squared_lp_norm(1e38, x0=np.array([0.5, 0.25]))
     with pytest.raises(ValueError, match=r"^first = .* second = .* L_C = 4e\+38"):
         summed(a, a)
+
+
+@pytest.mark.parametrize("answer", [lambda r: r.astype(np.float32), lambda r: [np.float32(v) for v in r]])
+def test_sum_of_squared_absolutely_convex_refuses_float32_residuals(answer):
+    # a float32 residual beside a float64 x0 moved every step by a rounded value: Success 2.6e-8 off
+    from algorithms import solve
+    from algorithms.curvature import LCD2, sum_of_squared_absolutely_convex
+
+    A = np.random.default_rng(0).standard_normal((5, 3))
+    b = A @ np.ones(3)
+    with pytest.raises(TypeError, match=r"^residuals\(x\) must return floats at least as precise"):
+        prob = sum_of_squared_absolutely_convex(lambda x: answer(A @ x - b), lambda x: A, L_C=1.0,
+                                                x0=np.zeros(3), f_star=0.0)
+        solve(prob, LCD2(), maxiters=3)
