@@ -93,7 +93,10 @@ def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
                         f"{type(value).__name__}") from exc
     if raw.dtype.kind not in "fiu":  # complex (its imaginary part would be dropped), str, bool, object
         raise TypeError(f"{name} must return a real array of shape {like.shape}, got dtype {raw.dtype}")
-    check_precision(name, value, like)  # a float32 grad_phi beside float64 iterates, upcast in silence
+    # a float32 grad_phi beside float64 iterates, upcast in silence; a list of np.float32 scalars too (its
+    # own dtype reads None: Python floats are float64, np.float32 entries are not)
+    listed = isinstance(value, list | tuple) and raw.dtype.kind == "f"
+    check_precision(name, raw if listed else value, like)
     try:
         array = raw.astype(like.dtype, copy=False)
     except (TypeError, ValueError) as exc:
@@ -205,6 +208,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
         monitor.close()
     try:
         phi = call_user("phi(x)", problem.phi, x.copy(), keep=_PASS) if np.all(np.isfinite(x)) else math.nan
+        if isinstance(phi, np.floating):  # an np.float16 / np.float32 Φ beside float64 iterates
+            check_precision("phi(x)", np.asarray(phi), x)
         value = returned_scalar("phi(x)", phi)
     except NonFinitePoint:  # a built-in phi overflowing at the last iterate: reported below as Diverged
         value = float("inf")

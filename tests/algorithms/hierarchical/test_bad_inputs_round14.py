@@ -52,3 +52,23 @@ def test_synthetic_minimax_in_float32_names_a_coupling_past_its_range():
     with pytest.raises(ValueError, match=r"^coupling = 1e\+20 with x0 = 2\.0"):
         synthetic_minimax(coupling=1e20, dtype=np.float32)
     synthetic_minimax(coupling=1e20)  # float64 holds Φ(x0) = 2e40
+
+
+@pytest.mark.parametrize("which", ["grad", "phi", "grad_phi"])
+def test_minimax_oracles_answering_low_precision_scalars_are_refused(which):
+    # a list of np.float32 (or an np.float16 Φ) passed where the same values as a float32 array were refused
+    from algorithms import solve
+    from algorithms.hierarchical import SGDA, MinimaxProblem
+
+    c = 0.5**0.5
+    oracles = {"grad": lambda x, y, rng: (-np.sin(x) + c * y, c * x - y), "phi": lambda x: 1.0,
+               "grad_phi": lambda x: 0.5 * x - np.sin(x)}
+    low = {"grad": lambda x, y, rng: ([np.float32(v) for v in -np.sin(x) + c * y],
+                                      [np.float32(v) for v in c * x - y]),
+           "phi": lambda x: np.float16(1.0),
+           "grad_phi": lambda x: [np.float32(v) for v in 0.5 * x - np.sin(x)]}
+    oracles[which] = low[which]
+    with pytest.raises(TypeError, match=r"must return floats at least as precise as the iterates"):
+        prob = MinimaxProblem(oracles["grad"], oracles["phi"], oracles["grad_phi"], np.array([2.0]),
+                              np.array([0.0]))
+        solve(prob, SGDA(), maxiters=5)
