@@ -506,7 +506,9 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
     once ‖∇objective‖ <= tol before a step; ``criterion="step"``: once the iteration moved θ by
     at most tol·(1 + ‖θ‖) (float32 problems: the default tol is at least 1e-5), counted only at the
     iterations ``k`` where ``may_stop(k)`` holds (default: all). ``Diverged`` on a
-    non-finite or blown-up iterate, ``MaxIters`` at the cap, ``Terminated`` when the callback asks.
+    non-finite or blown-up iterate, ``MaxIters`` at the cap, ``Terminated`` when the callback asks,
+    ``Stalled`` (gradient criterion) at a step that leaves θ unchanged in its dtype (a learning rate so small
+    that lr·∇ rounds away: every later step would too).
     """
     begin = time.perf_counter()
     maxiters = options.iterations(default_maxiters)
@@ -557,6 +559,11 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
             if (criterion == "step" and (may_stop is None or may_stop(k))
                     and moved <= tol * (1.0 + float(torch.linalg.vector_norm(previous)))):
                 retcode = RetCode.Success
+                break
+            if criterion == "gradient" and before_step is None and moved == 0.0:
+                # the step rounded away in θ's dtype (lr = 1.2e-38): every later one does too, and
+                # maxiters = 10**9 ran for hours to MaxIters
+                retcode = RetCode.Stalled
                 break
     finally:
         monitor.close()
