@@ -168,3 +168,22 @@ def test_portfolio_known_optimum_is_the_soc_optimum(n_assets, var_limit, want):
     # var_limit = 1e-6 infeasible by 10 % of the limit (an absolute 1e-7 slack)
     problem = portfolio_var_problem(n_assets=n_assets, rho=0.2, n_samples=200, var_limit=var_limit)
     assert problem.known_optimum == pytest.approx(want, rel=1e-7)
+
+
+@pytest.mark.parametrize("scale", [1e-10, 1e-30, 1.0])
+def test_linear_data_of_another_problem_refused_at_every_scale(scale):
+    # below unit scale the tolerance 1e-8·(1 + ...) was absolute: cost = −f's at 1e-10 passed, and the
+    # baselines answered Success at the maximizer (red14a)
+    p = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    lin = p.linear
+    with pytest.raises(ValueError, match=r"linear .*does not reproduce"):
+        ChanceConstrainedProblem(
+            f=lambda x: scale * p.f(x), g=lambda x, h: scale * p.g(x, h), h_samples=p.h_samples, rho=p.rho,
+            lower=p.lower, upper=p.upper,
+            linear=LinearStructure(cost=-scale * np.asarray(lin.cost), A=scale * np.asarray(lin.A),
+                                   b=scale * np.asarray(lin.b)))
+    consistent = LinearStructure(cost=scale * np.asarray(lin.cost), A=scale * np.asarray(lin.A),
+                                 b=scale * np.asarray(lin.b))
+    ChanceConstrainedProblem(f=lambda x: scale * p.f(x), g=lambda x, h: scale * p.g(x, h),
+                             h_samples=p.h_samples, rho=p.rho, lower=p.lower, upper=p.upper,
+                             linear=consistent)
