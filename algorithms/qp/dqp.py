@@ -566,6 +566,11 @@ class KKTFactor:
     * ``LDLᵀ`` otherwise: singular iff ``sytrf`` finds a zero pivot or ``sycon``'s
       reciprocal condition estimate is ``<= 1e-13``.
 
+    The floor 1 in the ``splu`` and Cholesky-Schur tests (and in δ) makes them absolute below unit scale: a
+    well-conditioned K whose entries are all ~1e-14 or smaller reads as singular there and is solved
+    regularized, which is not its solution; scale such a K to entries of order 1 first (:class:`DQP`
+    equilibrates its QPs before factoring, so its answers and VJPs are not affected).
+
     A singular K is solved by ``pinv`` (dense K up to size 1000; above, the ``sytrf`` of the same
     regularized matrix, refined in the same way) or, sparse, by the ``splu`` of the regularized
     ``K + diag(δI, −δI)`` (``δ = 1e-8·max(1, max|K|)``) with iterative refinement against K (at most 30
