@@ -331,9 +331,14 @@ class TwoLayerTraining(Problem):
             X = as_real_array("X", X)
             if X.shape != self.X.shape or not np.all(np.isfinite(X)):
                 raise ValueError(f"X must be finite of the data's shape {self.X.shape}, got {X.shape}")
-        return self._loss_and_grad(theta, X)
+        with np.errstate(over="ignore", invalid="ignore"):   # a loss past float64 is inf, as its gradient
+            return self._loss_and_grad(theta, X, clip=False)
 
-    def _loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    def _loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None, *, clip: bool = True
+                       ) -> tuple[float, np.ndarray]:
+        """``clip``: the solvers' exponential loss capped at exp(700) (an adaptive solver's trial steps stay
+        finite); the public methods pass False, so a margin below −700 gives its own value (exp(705) was
+        reported as exp(700)) or inf where the loss passes float64's range."""
         X = self.X.astype(theta.dtype, copy=False) if X is None else X
         W, b, V = self._split(theta)
         pre = X @ W.T
@@ -348,12 +353,15 @@ class TwoLayerTraining(Problem):
             s = self._signs if theta.dtype == self._signs.dtype else self._signs.astype(theta.dtype)
             margin = s * out[:, 0]
             if self.loss == "exponential":
-                e = np.exp(np.minimum(-margin, _EXP_CLIP))
-                loss = float(np.add.reduce(e) / n)
+                with np.errstate(over="ignore"):
+                    e = np.exp(np.minimum(-margin, _EXP_CLIP) if clip else -margin)
+                    loss = float(np.add.reduce(e) / n)
                 dout = (-s * e)[:, None]
             else:
                 loss = float(np.add.reduce(np.logaddexp(0.0, -margin)) / n)
-                dout = (-s / (1.0 + np.exp(np.minimum(margin, _EXP_CLIP))))[:, None]
+                # σ(−margin) = exp(−log(1 + e^margin)): no overflow and no clip (1/(1 + e^700) was 1e-304
+                # where the derivative is e^−margin ~ 1e-310 or 0)
+                dout = (-s * np.exp(-np.logaddexp(0.0, margin)))[:, None]
         else:
             shifted = out - out.max(axis=1, keepdims=True)
             logz = np.log(np.sum(np.exp(shifted), axis=1))
@@ -370,7 +378,8 @@ class TwoLayerTraining(Problem):
         return loss, np.concatenate(parts).astype(theta.dtype, copy=False)
 
     def loss_value(self, theta) -> float:
-        return self._loss_and_grad(self._theta(theta))[0]
+        with np.errstate(over="ignore", invalid="ignore"):   # a loss past float64 is inf
+            return self._loss_and_grad(self._theta(theta), clip=False)[0]
 
     def _loss_value(self, theta: np.ndarray) -> float:
         return self._loss_and_grad(theta)[0]

@@ -300,3 +300,22 @@ def test_mean_square_radius_of_an_indefinite_stack_restricts_to_the_common_range
     for restrict in (True, False):
         got = mean_square_radius(hessians, lr, 1, restrict_to_range=restrict)
         assert got == pytest.approx(want, rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("margin", [3.0, -700.5, -705.0, 705.0, 745.0])
+def test_two_layer_training_loss_at_large_margins(loss, margin):
+    # the public loss capped exp(−margin) at exp(700): a margin of −705 reported exp(700), 150x low; the
+    # logistic derivative 1/(1 + e^min(margin, 700)) was 1e-304 where it is e^−margin
+    from algorithms.nets.gradient_flow import TwoLayerTraining
+
+    mpmath.mp.dps = 50
+    p = TwoLayerTraining(X=np.eye(2), y=[0, 1], width=2, loss=loss, hidden_bias=False)
+    theta = np.array([1.0, 0.0, 0.0, 1.0, margin, -margin])     # W = I, both samples at this margin
+    m = mpmath.mpf(margin)
+    want = mpmath.exp(-m) if loss == "exponential" else mpmath.log1p(mpmath.exp(-m))
+    value, grad = p.loss_and_grad(theta)
+    assert abs(mpmath.mpf(value) - want) <= 1e-14 * want + mpmath.mpf("5e-324")    # subnormal: one ulp
+    assert p.loss_value(theta) == value
+    slope = mpmath.exp(-m) if loss == "exponential" else 1 / (1 + mpmath.exp(m))    # |dℓ/d margin|
+    assert abs(mpmath.mpf(abs(float(grad[-2]))) - slope / 2) <= 1e-14 * slope / 2 + mpmath.mpf("5e-324")
