@@ -99,10 +99,7 @@ def finish_linear(
     monitor = IterationMonitor(options, total=1)
     monitor.record(iteration=0, value=value, empirical_violation=stats.empirical_violation)
     stats.iterations = 1
-    # one-shot: a stop after the work is Terminated (the rule of the package's other one-shot methods;
-    # the callback's True was ignored and the run reported Success)
-    if monitor.stopped and retcode is RetCode.Success:
-        retcode = RetCode.Terminated
+    # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace, original=original)
 
 

@@ -156,8 +156,6 @@ def _solve(problem: AutoencodingProblem, algorithm: RFAE, options: SolveOptions)
         retcode = RetCode.MaxIters
     elif smallest <= EIGEN_FLOOR or not np.isfinite(value):
         retcode = RetCode.Failure
-    elif monitor.stopped:  # one-shot: a stop after the work is Terminated (routing's rule)
-        retcode = RetCode.Terminated
-    else:
+    else:   # one pass: a callback's True for the record after the work changes nothing
         retcode = RetCode.Success
     return Solution(Z.astype(X.dtype), value, retcode, Stats(iterations=1), monitor.trace, original=ae)

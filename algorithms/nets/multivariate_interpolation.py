@@ -540,9 +540,9 @@ def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumerat
         key = (_piece_cost(U, p), _piece_cost(U, 0.5))
         if best is None or key < best[0]:
             best = (key, pieces, U)
-    # one record for the whole enumeration; a callback that asks to stop there ends it as Terminated
-    # (the contract of algorithms.core), the best network found kept
-    stop = monitor.record(basic_points=len(points), complete=complete,
+    # one record for the whole enumeration, after it: a True returned for it changes nothing (core's
+    # callback contract; the enumeration is bounded by maxiters instead)
+    monitor.record(basic_points=len(points), complete=complete,
                           best=float("nan") if best is None else best[0][0])
     monitor.close()
     if best is None:
@@ -552,8 +552,6 @@ def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumerat
         net = network_from_pieces(problem, best[1], best[2])
         W, v, pieces, value = net["W"], net["v"], best[1], best[0][0]
         retcode = RetCode.Success if complete else RetCode.MaxIters
-    if stop:
-        retcode = RetCode.Terminated
     sol = Solution(W.ravel().astype(problem.dtype), value, retcode, trace=monitor.trace,
                    original={"W": W, "v": v, "pieces": pieces, "num_points": len(points), "points": points})
     sol.stats.iterations = len(points)

@@ -129,14 +129,13 @@ def _solve(problem: PurestStateProblem, algorithm: UniformAllocation, options: S
     estimates = _estimates(problem, algorithm, problem.copies // problem.K, rng, stats)
     stats.iterations = 1
     stats.f_calls = stats.copies
-    stop = monitor.record(phase=1, copies=stats.copies, estimates=estimates.tolist())
+    # one pass: a callback's True for the record after the work changes nothing (core's contract)
+    monitor.record(phase=1, copies=stats.copies, estimates=estimates.tolist())
     monitor.close()
     if np.all(np.isnan(estimates)):
         best, retcode = int(rng.integers(problem.K)), RetCode.Failure
     else:
         top = np.flatnonzero(estimates == np.max(estimates))
         best, retcode = int(top[rng.integers(top.size)]), RetCode.Success
-    if stop:
-        retcode = RetCode.Terminated
     return Solution(x=best, value=float(estimates[best]), retcode=retcode, stats=stats,
                     trace=monitor.trace)

@@ -191,7 +191,5 @@ def _solve(problem: UnlearningProblem, algorithm: DeepLinearOG, options: SolveOp
     monitor.record(iteration=1, interpolation_residual=residual)
     monitor.close()
     retcode = RetCode.Success if residual <= tol * (1.0 + float(y.abs().max())) else RetCode.Failure
-    # one-shot: a stop after the work is Terminated (routing's rule)
-    if monitor.stopped and retcode is RetCode.Success:
-        retcode = RetCode.Terminated
+    # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return finish(problem, algorithm, theta, retcode, stats, begin, monitor.trace)

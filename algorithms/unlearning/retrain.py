@@ -81,7 +81,5 @@ def _solve(problem: UnlearningProblem, algorithm: Retrain, options: SolveOptions
     monitor.record(iteration=1, normal_residual=normal)
     monitor.close()
     retcode = RetCode.Success if normal <= tol * scale else RetCode.Failure
-    # one-shot: a stop after the work is Terminated (routing's rule)
-    if monitor.stopped and retcode is RetCode.Success:
-        retcode = RetCode.Terminated
+    # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return finish(problem, algorithm, theta, retcode, stats, begin, monitor.trace)

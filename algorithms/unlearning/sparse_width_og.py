@@ -147,7 +147,6 @@ def _solve(problem: UnlearningProblem, algorithm: SparseWidthOG, options: SolveO
     monitor.close()
     ok = residual <= tol * (1.0 + float(y.abs().max())) and width <= s
     retcode = RetCode.Success if ok else RetCode.Failure
-    if monitor.stopped and ok:  # one-shot: a stop after the work is Terminated (routing's rule)
-        retcode = RetCode.Terminated
+    # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return finish(problem, algorithm, theta, retcode, stats, begin,
                   monitor.trace, original={"rank": s, "active_neurons": width})
