@@ -36,6 +36,9 @@ class GradientDescent(Algorithm):
     the working range, 0 being no step).
 
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
+    ``solve``'s ``tol`` (default 1e-10; 1e-5 for a float32 problem) is absolute, in the loss's
+    own units: Success once ‖∇ of the objective‖ <= tol before a step (labels scaled by 1e-20 meet it at
+    θ* itself; rescale the data or pass a smaller tol).
     """
 
     lr: float = 1e-2

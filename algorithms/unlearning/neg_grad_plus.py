@@ -38,6 +38,9 @@ class NegGradPlus(Algorithm):
     θ*, both valid limits rather than errors. A step that blows the parameters up ends ``Diverged``.
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
     update applied to that gradient).
+    ``solve``'s ``tol`` (default 1e-10; 1e-5 for a float32 problem) is absolute, in the loss's
+    own units: Success once ‖∇ of the objective‖ <= tol before a step (labels scaled by 1e-20 meet it at
+    θ* itself; rescale the data or pass a smaller tol).
     """
 
     lr: float = 1e-2

@@ -38,6 +38,9 @@ class Ridge(Algorithm):
     from 0 to 3.4e38 (``lam = 0``: no ridge term, plain descent on D_r), ``gamma`` in (0, 1] and at least
     1.18e-38 (a positive scale).
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
+    ``solve``'s ``tol`` (default 1e-10; 1e-5 for a float32 problem) is absolute, in the loss's
+    own units: Success once ‖∇ of the objective‖ <= tol before a step (labels scaled by 1e-20 meet it at
+    θ* itself; rescale the data or pass a smaller tol).
     """
 
     lr: float = 1e-2
