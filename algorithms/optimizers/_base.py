@@ -8,6 +8,7 @@ Not public: :class:`~algorithms.optimizers.Muon`, :class:`~algorithms.optimizers
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 import numbers
 import warnings
@@ -331,6 +332,20 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise ValueError(f"{where}: parameter group keys {unknown} are not {name} keywords (known: "
                              f"{sorted(self.defaults)})")
 
+    def _refuse_misspelt_keys(self, index: int, group: dict[str, Any]) -> None:
+        """A key written into ``param_groups`` after construction that is a near-spelling of a keyword
+        (``"weight_decy"``, ``"lrr"``: difflib ratio >= 0.8) is refused at the next step, naming it: the
+        group's own value stayed in force in silence. Other extra keys (a scheduler's, another library's)
+        are kept."""
+        for key in group:
+            if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS:
+                continue
+            close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
+            if close:
+                raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] has the key {key!r}, "
+                                 f"not a {type(self).__name__} keyword: did you mean {close[0]!r}? (the "
+                                 f"group's {close[0]} stays unchanged under a misspelt key)")
+
     def _check_group(self, group: dict[str, Any]) -> None:
         """Validate one parameter group's hyperparameters (subclasses extend it)."""
         group["lr"] = check_lr(group["lr"])
@@ -529,6 +544,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             return
         # the group's own parameters: a check may depend on them (Muon's use_muon=True edited onto a group of
         # vectors stepped them through Newton–Schulz's routing in silence)
+        self._refuse_misspelt_keys(index, group)
         candidate = {**group, "params": list(group["params"])}
         try:
             with warnings.catch_warnings():         # unknown keys were warned about when the group came

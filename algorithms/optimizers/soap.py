@@ -69,8 +69,9 @@ class SOAP(MatrixOptimizer):
     Parameters
     ----------
     params : iterable of tensors or parameter groups (torch's convention): a group may set any keyword
-        below; another key (a misspelt ``"lrr"``) is refused naming it; the keys LR schedulers
-        add (``initial_lr``, ...) are kept
+        below; another key (a misspelt ``"lrr"``) is refused naming it (written into
+        ``param_groups`` later, a near-spelling of a keyword is refused at the next step); the keys LR
+        schedulers add (``initial_lr``, ...) are kept
     lr : float, 0 or in [1.18e-38, 1e10] (0: no step, as torch's; the cap keeps a step finite, the floor
         (float32's smallest normal) keeps it a step) (default 3e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.95, 0.95)): Adam's moments
