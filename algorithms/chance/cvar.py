@@ -46,7 +46,11 @@ class CVaRApproximation(Algorithm):
     """The sample CVaR approximation (no hyperparameters). Solve options: ``maxiters`` is HiGHS's
     iteration limit (0 returns the box midpoint with ``MaxIters``); ``tol`` is accepted (checked by
     ``solve``) and not used (HiGHS's own tolerances hold); ``seed`` (None is 0) draws the out-of-sample
-    check."""
+    check.
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
 
 def linprog_retcode(result, options: SolveOptions) -> RetCode:

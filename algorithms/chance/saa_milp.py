@@ -55,6 +55,9 @@ class SAAMILP(Algorithm):
     incumbent).
     ``tol`` (a solve option) is accepted and not used (``mip_rel_gap`` is the MILP's tolerance); ``seed``
     (None is 0, the same as seed=0) draws the out-of-sample check.
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     time_limit: float = 600.0

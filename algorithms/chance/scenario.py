@@ -74,7 +74,11 @@ class ScenarioApproach(Algorithm):
     """Scenario approach; ``confidence`` in [1.18e-38, 1) the allowed probability of a violating answer (a
     positive scale of the working range: 0, subnormals such as 1e-39 and 1 refused naming it). Solve options:
     ``maxiters`` is HiGHS's iteration limit (0 returns the box midpoint); ``tol`` is accepted and not used;
-    ``seed`` (None is 0) draws the out-of-sample check."""
+    ``seed`` (None is 0) draws the out-of-sample check.
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
     confidence: float = 1e-3
 

@@ -100,6 +100,9 @@ class RFAE(Algorithm):
     neighbours.
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     n_components: int = 2

@@ -70,7 +70,8 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
     """(α_t, η_x,t, η_y,t) of equations (3)–(4) from the running sums (see the module docstring).
 
     ``noise_sum`` = S_t, ``previous_noise_sum`` = S_{t−1}, ``lower_sum`` = Σ_{k<=t}‖g_y,k‖² (each >= 0 and at
-    most 3.4e38, the working range); ``lr_x``,
+    most 3.4e38, the working range; the sums are cumulative, so ``noise_sum`` >= ``previous_noise_sum``,
+    else refused naming ``noise_sum``); ``lr_x``,
     ``lr_y``, ``alpha`` and ``gamma`` are finite floats > 0 in [1.18e-38, 3.4e38] (:func:`check_rate`).
 
     >>> ada_parameters(4, 0.0, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)

@@ -514,6 +514,9 @@ class PatternEnumeration(Algorithm):
     >>> sol = solve(prob, PatternEnumeration())
     >>> sol.value                     # x₁ + x₂ is one neuron with two nonzero weights
     2.0
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     max_pieces: int | None = None

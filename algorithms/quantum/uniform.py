@@ -66,6 +66,9 @@ class UniformAllocation(Algorithm):
     ``estimator`` is one of ``"collision"`` (Haar bases), ``"local"`` (random local bases) or
     ``"swap"`` (SWAP tests); ``copies_per_basis`` (an int in [2, 2**31 − 1], or None: the estimator's default)
     applies to the first two only.
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     estimator: str = "collision"

@@ -95,7 +95,11 @@ def cvrp_enumerate(instance: CVRPInstance) -> tuple[list[list[int]], float]:
 class CVRPEnumeration(Algorithm):
     """Exact CVRP by subset DP over brute-force routes (<= 8 customers); ``maxiters=0`` returns the
     starting routes, any other ``maxiters`` runs the DP's one pass (``stats.iterations = 1``); ``tol`` has
-    no effect (the DP is exact: ``solve`` warns)."""
+    no effect (the DP is exact: ``solve`` warns).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
 
 @_dispatch

@@ -111,6 +111,9 @@ class HBG(Algorithm):
     ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
     The network sees the instance translated and scaled into the unit square (one that already lies in it and
     spans at least half of it is passed as it is), so the answer does not depend on the coordinates' unit.
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     checkpoint: str | None = None

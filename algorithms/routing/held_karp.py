@@ -85,7 +85,11 @@ class HeldKarp(Algorithm):
     """Exact TSP by the Held–Karp DP (n <= 12). ``Success`` carries an optimal tour whose
     recomputed length matches the DP's value; ``maxiters=0`` returns the identity tour, any other
     ``maxiters`` runs the DP's one pass (``stats.iterations = 1``); ``tol`` has no effect (the DP is
-    exact: ``solve`` warns)."""
+    exact: ``solve`` warns).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
 
 @_dispatch

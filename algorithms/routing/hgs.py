@@ -60,6 +60,9 @@ class HGS(Algorithm):
         max d`` at most 1e12 (PyVRP's int64 distances) and at least 0.5 (else every integer
         distance rounds to 0).
     ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     runtime: float = 1.0

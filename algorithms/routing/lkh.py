@@ -59,6 +59,9 @@ class LKH(Algorithm):
         in [1.18e-38, 3.4e38] that the instance narrows, each side refused by name at solve: ``scale · max d``
         at most 1e7 (LKH's C ints) and at least 0.5 (else every integer distance rounds to 0). For
         distances of order 1, scale in [0.5, 1e7].
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
 
     runs: int = 10

@@ -183,7 +183,11 @@ def _route_two_opt(
 
 @dataclass(frozen=True)
 class NearestNeighbor2Opt(Algorithm):
-    """Nearest neighbour construction, then best-improvement 2-opt (see the module docstring)."""
+    """Nearest neighbour construction, then best-improvement 2-opt (see the module docstring).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
 
 @_dispatch

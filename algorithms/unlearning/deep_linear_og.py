@@ -162,7 +162,11 @@ class DeepLinearOG(Algorithm):
     (``complexity="parameter"``), for a :class:`~algorithms.unlearning.DeepLinear` model.
 
     The retained gradients' span has a numerical-rank cut: singular values at or below 1e-10 of the largest
-    count as zero (gradients whose scales differ by more than 1e10 span the larger directions only)."""
+    count as zero (gradients whose scales differ by more than 1e10 span the larger directions only).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
     complexity: str = "predictor"
 

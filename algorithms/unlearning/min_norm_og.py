@@ -162,9 +162,10 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
     λ starts at 1/λ_reg − 1 (so the first update removes λ_reg·P_{G⊥}θ) and, after each
     projection, becomes (λ + 1)/γ_reg − 1 (the next one removes γ_reg times as much). A
     projection happens every ``period`` epochs except in the last ``final_descent`` ones (λ = ∞).
-    λ grows like γ_reg^-j: one past 3.4e38 (the working range; after ~128 projections at γ_reg = 0.5) is
-    kept at 3.4e38, whose projection removes under 3e-39 of P_{G⊥}θ (the same nothing, still counted as a
-    projection); it never becomes an overflowed ∞ (which would mean "no projection").
+    λ grows like γ_reg^-j: one past the working range's top (after ~128 projections at γ_reg = 0.5) is
+    kept at exactly 3.4028234663852886e38 (float32's largest number, the top itself), whose projection
+    removes under 3e-39 of P_{G⊥}θ (the same nothing, still counted as a projection); it never becomes
+    an overflowed ∞ (which would mean "no projection").
 
     >>> strength_schedule(0.5, 0.5, 4, final_descent=1)
     (1.0, 3.0, 7.0, inf)

@@ -50,7 +50,11 @@ __all__ = ["Retrain"]
 class Retrain(Algorithm):
     """Retrain on D_r: closed-form minimum norm for linear models, else from the fresh init at rate ``lr``
     (0 or at least 1.18e-38, at most 3.4e38: ``lr = 0`` returns the fresh initialization itself, a
-    diagnostic the tests use; the closed form ignores ``lr``) with ``optimizer`` "adam" or "sgd"."""
+    diagnostic the tests use; the closed form ignores ``lr``) with ``optimizer`` "adam" or "sgd".
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
     lr: float = 1e-2
     optimizer: str = "adam"

@@ -112,7 +112,11 @@ class SparseWidthOG(Algorithm):
     """Theorem 5's relaxed solve (output layer only, ≤ s active neurons); ``prune`` applies Corollary 1.
 
     The rank s of the retained features has a numerical-rank cut: pivots at or below 1e-10 of the largest
-    count as zero (features whose scales differ by more than 1e10 count as dependent)."""
+    count as zero (features whose scales differ by more than 1e10 count as dependent).
+
+    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    """
 
     prune: bool = True
 
