@@ -32,7 +32,8 @@ def finish(
 ) -> Solution:
     """A Solution with one trace record (the final answer) when ``store_trace`` is set.
 
-    That record comes after the run is over (every routing method is one pass for the callback), so, as
+    That record comes after the run is over (a one-pass method for the callback; NN+2-opt records its
+    moves itself), so, as
     core's ``callback`` contract says, a ``True`` returned for it changes nothing: the retcode stays the
     run's own (HeldKarp's finished DP was reported Terminated).
 

@@ -24,14 +24,15 @@ G. A. Croes. A method for solving traveling-salesman problems. Operations Resear
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from algorithms._validation import INT64_MAX, check_int_at_least, check_nonnegative, check_square_symmetric
-from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import finish
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+from algorithms.routing._common import sequence_from_routes
 from algorithms.routing.problem import CVRPInstance, TSPInstance, check_distance_matrix, cvrp_cost, tsp_cost
 
 __all__ = ["NearestNeighbor2Opt", "nearest_neighbor_routes", "nearest_neighbor_tour", "two_opt"]
@@ -145,9 +146,11 @@ def _check_tour(tour: Any, n_nodes: int) -> np.ndarray:
     return t
 
 
-def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float) -> tuple[list[int], bool, int]:
+def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float,
+             on_move: Callable[[int, np.ndarray], bool] | None = None) -> tuple[list[int], bool, int]:
     """2-opt on the closed tour ``t`` (distinct nodes of ``dist``; a CVRP route with its depot is a
-    subset of them)."""
+    subset of them). ``on_move(moves, t)``, when given, is called after each move; True stops there (not
+    a local optimum)."""
     n = t.size
     if n < 4:
         return t.tolist(), True, 0
@@ -169,13 +172,16 @@ def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float) -> tup
             return t.tolist(), True, moves
         t = np.concatenate([t[: i + 1], t[i + 1 : j + 1][::-1], t[j + 1 :]])
         moves += 1
+        if on_move is not None and on_move(moves, t):
+            return t.tolist(), False, moves
     return t.tolist(), False, moves
 
 
 def _route_two_opt(
-    dist: np.ndarray, route: list[int], max_moves: int, tol: float
+    dist: np.ndarray, route: list[int], max_moves: int, tol: float,
+    on_move: Callable[[int, np.ndarray], bool] | None = None
 ) -> tuple[list[int], bool, int]:
-    tour, ok, moves = _two_opt(dist, np.asarray([0, *list(route)], dtype=np.int64), max_moves, tol)
+    tour, ok, moves = _two_opt(dist, np.asarray([0, *list(route)], dtype=np.int64), max_moves, tol, on_move)
     k = tour.index(0)
     tour = tour[k:] + tour[:k]
     return tour[1:], ok, moves
@@ -185,24 +191,46 @@ def _route_two_opt(
 class NearestNeighbor2Opt(Algorithm):
     """Nearest neighbour construction, then best-improvement 2-opt (see the module docstring).
 
-    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
-    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    ``callback`` gets one record per 2-opt move (``iteration`` = moves so far, ``value`` = the tour's
+    length then); a ``True`` stops the run there with ``Terminated`` (the tour as it is). A run with no
+    move to make (the construction is already 2-opt optimal) gives one final record, after the run: a
+    ``True`` for it changes nothing (core's callback rule for one-pass runs).
     """
+
+
+def _cycle_length(dist: np.ndarray, t: np.ndarray) -> float:
+    return float(dist[t, np.roll(t, -1)].sum())
+
+
+def _finish_moves(problem, x, value: float, ok: bool, options: SolveOptions, moves: int,
+                  monitor: IterationMonitor) -> Solution:
+    """The Solution of a 2-opt run whose moves ``monitor`` recorded: Terminated when the callback stopped
+    a move; a run without moves gets its one final record here (a True then changes nothing)."""
+    stopped = monitor.stopped
+    if moves == 0:
+        monitor.record(iteration=0, value=float(value))
+    monitor.close()
+    ok = ok and options.maxiters != 0  # maxiters=0: the construction, unimproved (solve's rule: MaxIters)
+    retcode = RetCode.Terminated if stopped else RetCode.Success if ok else RetCode.MaxIters
+    if isinstance(problem, CVRPInstance):
+        x = sequence_from_routes(x)
+    return Solution(x=x, value=value, retcode=retcode, stats=Stats(iterations=int(moves)),
+                    trace=monitor.trace)
 
 
 @_dispatch
 def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveOptions) -> Solution:
     tour = nearest_neighbor_tour(problem.distances)
+    cap = min(options.iterations(MAX_MOVES), INT64_MAX)  # 2**70 was named max_moves
+    monitor = IterationMonitor(options, total=cap, desc="NN+2-opt")
+    dist = problem.distances
     # the unchecked 2-opt: the tour is ours and the gain threshold is derived (1e-10 × a distance of 1e-30
     # is below the working range that two_opt's own tol must be in)
     tour, ok, moves = _two_opt(
-        problem.distances, np.asarray(tour, dtype=np.int64),
-        min(options.iterations(MAX_MOVES), INT64_MAX),  # 2**70 was named max_moves
-        relative_tol(problem.distances, options.tolerance(1e-10))
+        dist, np.asarray(tour, dtype=np.int64), cap, relative_tol(dist, options.tolerance(1e-10)),
+        on_move=lambda k, t: monitor.record(iteration=k, value=_cycle_length(dist, t)),
     )
-    value = tsp_cost(problem, tour)
-    ok = ok and options.maxiters != 0  # maxiters=0: the construction, unimproved (solve's rule: MaxIters)
-    return finish(problem, tour, value, RetCode.Success if ok else RetCode.MaxIters, options, moves)
+    return _finish_moves(problem, tour, tsp_cost(problem, tour), ok, options, moves, monitor)
 
 
 @_dispatch
@@ -210,14 +238,21 @@ def _solve(problem: CVRPInstance, algorithm: NearestNeighbor2Opt, options: Solve
     routes = nearest_neighbor_routes(problem)
     out, all_ok, total = [], True, 0
     cap = min(options.iterations(MAX_MOVES), INT64_MAX)
-    for r in routes:
+    monitor = IterationMonitor(options, total=cap, desc="NN+2-opt")
+    dist = problem.distances
+    lengths = [_cycle_length(dist, np.asarray([0, *r], dtype=np.int64)) for r in routes]
+    for index, r in enumerate(routes):
+        def on_move(k: int, t: np.ndarray, index: int = index, done: int = total) -> bool:
+            lengths[index] = _cycle_length(dist, t)   # the solve's total cost after this move
+            return monitor.record(iteration=done + k, value=float(sum(lengths)))
         # one budget of moves for the solve: each route had its own, so stats.iterations passed maxiters
-        r2, ok, moves = _route_two_opt(
-            problem.distances, r, cap - total, relative_tol(problem.distances, options.tolerance(1e-10))
-        )
+        r2, ok, moves = _route_two_opt(dist, r, cap - total, relative_tol(dist, options.tolerance(1e-10)),
+                                       on_move)
         out.append(r2)
         all_ok &= ok
         total += moves
-    value = cvrp_cost(problem, out)
-    all_ok = all_ok and options.maxiters != 0  # routes of <= 2 customers were Success at maxiters=0
-    return finish(problem, out, value, RetCode.Success if all_ok else RetCode.MaxIters, options, total)
+        if monitor.stopped:      # the callback stopped a move: the other routes as constructed
+            out.extend(routes[index + 1:])
+            break
+    # routes of <= 2 customers were Success at maxiters=0 (_finish_moves's rule)
+    return _finish_moves(problem, out, cvrp_cost(problem, out), all_ok, options, total, monitor)

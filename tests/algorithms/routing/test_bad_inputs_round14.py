@@ -30,3 +30,25 @@ def test_hand_built_trajectories_that_contradict_their_meaning_are_refused(chang
     # each was taken and the losses ran on it (tb loss 293 for log-probabilities of 5)
     with pytest.raises(ValueError, match=rf"^traj\.{words}"):
         Trajectories(**{**BASE, **change})
+
+
+def test_nn2opt_callback_sees_each_move_and_can_stop_it():
+    # heldout14 first run: NN+2-opt called the callback once, after its moves, so a True could not stop it
+    # and the run stayed Success; now one record per move, and a True stops there with Terminated
+    from algorithms import RetCode, solve
+    from algorithms.routing import random_cvrp, random_tsp, tsp_cost
+    from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+    problem = random_tsp(6)
+    full = solve(problem, NearestNeighbor2Opt(), maxiters=20, store_trace=True)
+    assert full.retcode is RetCode.Success and full.stats.iterations == 2
+    assert [r["iteration"] for r in full.trace] == [1, 2]
+    assert full.trace[-1]["value"] == pytest.approx(full.value)
+    stopped = solve(problem, NearestNeighbor2Opt(), maxiters=20, callback=lambda r: True)
+    assert stopped.retcode is RetCode.Terminated and stopped.stats.iterations == 1
+    assert stopped.value == pytest.approx(tsp_cost(problem, stopped.x)) and stopped.value > full.value
+    cvrp = random_cvrp(8, seed=3)
+    assert solve(cvrp, NearestNeighbor2Opt(), callback=lambda r: True).retcode is RetCode.Terminated
+    # no move to make: one final record after the run, and a True for it changes nothing
+    unmoved = solve(random_cvrp(8, seed=2), NearestNeighbor2Opt(), callback=lambda r: True)
+    assert unmoved.retcode is RetCode.Success and unmoved.stats.iterations == 0
