@@ -138,6 +138,7 @@ class MatchoidMaximization(_SetProblem):
     none is refused, naming ``elements`` (so is an ``UpdateStream`` insert of one). ``elements`` is any
     collection of distinct hashable elements: a list, tuple, range, set or a generator (read once; the
     problem keeps the checked tuple, in iteration order); a str, a mapping or a non-iterable is refused.
+    An empty collection is valid: its only independent set is the empty set, the answer (``Success``).
     """
 
     f: Callable[[frozenset], float]
