@@ -44,3 +44,30 @@ def test_check_hessians_is_relative_below_scale_one(hessians, psd):
 
     with pytest.raises(ValueError, match="hessians"):
         check_hessians("hessians", hessians, psd=psd)
+
+
+@pytest.mark.parametrize("c", [[1.0, 2.0], [0.5, 3.0, 0.001]])
+def test_sam_returns_to_theta_exactly_at_a_huge_rho(c):
+    # heldout15: second_step subtracted ε from θ + ε; at rho = 1e10 that moved the weights by 5.6e-7 with
+    # lr = 0 (and 1.5e-6 relative off the SGD step at lr = 1e-20); the saved θ is restored now
+    import torch
+
+    from algorithms.nets import SAM
+
+    c = torch.tensor(c, dtype=torch.float64)
+    for lr in (0.0, 1e-20):
+        theta = torch.nn.Parameter(torch.ones_like(c))
+        optimizer = SAM([theta], torch.optim.SGD, rho=1e10, lr=lr)
+
+        def closure(theta=theta, optimizer=optimizer):
+            optimizer.zero_grad()
+            loss = (c * theta**2).sum() / 2
+            loss.backward()
+            return loss
+
+        optimizer.step(closure)
+        # the SGD step from θ = 1 with the gradient at θ + ε: lr · c ⊙ (1 + ε), ε = 1e10 · c/‖c‖
+        eps = 1e10 * c / (torch.linalg.vector_norm(c) + 1e-12)
+        expected = torch.ones_like(c) - lr * c * (1 + eps)
+        assert torch.equal(theta.detach(), expected) if lr == 0 else \
+            torch.allclose(theta.detach(), expected, rtol=1e-15, atol=0)
