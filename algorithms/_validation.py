@@ -1326,6 +1326,24 @@ def checked_fields(post_init: Callable) -> Callable:
     return run
 
 
+
+def stable_norm(v: Any) -> float:
+    """‖v‖₂ of a real vector as a float64, ``math.sqrt(v·v)`` (np.linalg.norm's value, without its overhead on
+    tiny vectors) wherever v·v is a normal float64, else scaled by max |vᵢ|: √(Σ vᵢ²) underflowed to 0 for a
+    gradient of 4e-210 (a stationary point read at x0 far from x*) and overflowed past 1e154.
+
+    >>> stable_norm([3e-200, 4e-200]), stable_norm([3.0, 4.0])
+    (5e-200, 5.0)
+    """
+    a = np.asarray(v, dtype=np.float64).reshape(-1)   # float32 squares went subnormal from 1e-19 down
+    squared = float(np.dot(a, a))
+    if np.finfo(np.float64).tiny <= squared <= np.finfo(np.float64).max:
+        return math.sqrt(squared)
+    top = float(np.max(np.abs(a), initial=0.0))
+    if top == 0.0 or not math.isfinite(top):
+        return top
+    return top * math.sqrt(float(np.dot(a / top, a / top)))
+
 def precision_rank(value: Any) -> int | None:
     """The precision rank of an array's (or tensor's, or numpy scalar's) dtype: 3 for float64, 2 for
     float32, 1 for half precision, 0 for integers (None for a list, a Python number or anything without a

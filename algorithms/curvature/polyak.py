@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import stable_norm
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
@@ -34,7 +35,6 @@ from algorithms.curvature.problem import (
     is_symbolic,
     run_descent,
     step_scalar,
-    vector_norm,
 )
 
 __all__ = ["Polyak", "polyak_step"]
@@ -102,7 +102,7 @@ def _solve(problem: CurvatureProblem, algorithm: Polyak, options: SolveOptions) 
         # run's (an overflowing step is Diverged in run_descent)
         with np.errstate(over="ignore", invalid="ignore"):
             if g_norm_sq < np.finfo(np.float64).tiny:  # g@g underflowed (g = 4e-210): (Δ/‖g‖)·g/‖g‖
-                g_norm = vector_norm(g)
+                g_norm = stable_norm(g)
                 return x - (delta / g_norm) * (g / g_norm), {"stepsize": delta / g_norm / g_norm}
             return x - (delta / g_norm_sq) * g, {"stepsize": delta / g_norm_sq}
 

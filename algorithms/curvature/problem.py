@@ -74,6 +74,7 @@ from algorithms._validation import (
     read_only,
     returned_scalar,
     run_values,
+    stable_norm,
     to_float,
     user_range,
 )
@@ -239,8 +240,8 @@ class CurvatureProblem(Problem):
                 # relative to f's values and terms at x_star only: it scales with f's and x's units and
                 # does not depend on x0 (it was relative to f(x0), so it refused a valid x_star from
                 # lstsq when x0 lay near the optimum on data ×2^40, and passed anything below 1e-6 in f)
-                x_norm = vector_norm(self.x_star)
-                tol = (1e-6 * (max(abs(f_at_star), abs(f_star)) + vector_norm(g_star) * x_norm)
+                x_norm = stable_norm(self.x_star)
+                tol = (1e-6 * (max(abs(f_at_star), abs(f_star)) + stable_norm(g_star) * x_norm)
                        + 1e-12 * self._term_scale(self.x_star, g_star))
                 if not abs(f_at_star - f_star) <= tol:
                     raise ValueError(f"x_star and f_star disagree: f(x_star) = {f_at_star!r} but f_star = "
@@ -260,9 +261,9 @@ class CurvatureProblem(Problem):
         bounds = {"L": self.L if self.L else math.inf, "L_C": c0 + self.L_C}
         which = min(bounds, key=bounds.get)
         h_bound = bounds[which] if math.isfinite(bounds[which]) else c0
-        unit = 16 * float(np.finfo(self.dtype).eps) * vector_norm(x0)
+        unit = 16 * float(np.finfo(self.dtype).eps) * stable_norm(x0)
         floor, c_floor = unit * h_bound, unit * (c0 if c0 > 0 else h_bound)
-        g0_norm = vector_norm(g0)
+        g0_norm = stable_norm(g0)
         if 0 < g0_norm <= floor:
             if c0 == 0:
                 # C(x0) = 0: the bound alone sets ∇f's rounding level, and one that high cannot tell x0 from a
@@ -288,7 +289,7 @@ class CurvatureProblem(Problem):
         if f_trial is not None:
             raise ValueError(
                 f"x_star is not a minimizer of f: a gradient step from it (‖∇f(x_star)‖ = "
-                f"{vector_norm(g):.3g}) lowers f from {f_at!r} to {f_trial!r}; give a minimizer "
+                f"{stable_norm(g):.3g}) lowers f from {f_at!r} to {f_trial!r}; give a minimizer "
                 f"(or leave x_star out)")
 
     def _check_f_star_reachable(self, x0: np.ndarray, f0: float, g0: np.ndarray) -> None:
@@ -296,7 +297,7 @@ class CurvatureProblem(Problem):
         Polyak) stop there with Success (f_star = 4.9 on ‖x‖²: LCD2 returned x ≈ x0). Up to 20 gradient steps
         1/‖H(x0)‖ from x0 look for a value below it, beyond the rounding ``_check_minimizer`` allows; one
         refutes it, naming ``f_star`` (a valid lower bound is never refuted; steps that overshoot stop)."""
-        g_norm = vector_norm(g0)
+        g_norm = stable_norm(g0)
         if g_norm == 0.0:
             return
         x = x0.astype(np.float64)
@@ -304,7 +305,7 @@ class CurvatureProblem(Problem):
         if not h > 0:
             return
         eps = float(np.finfo(self.dtype).eps)
-        allowed = (1e-6 * g_norm * vector_norm(x) + 1e-12 * self._term_scale(x, g0)
+        allowed = (1e-6 * g_norm * stable_norm(x) + 1e-12 * self._term_scale(x, g0)
                    + 16 * eps * max(abs(f0), abs(self.f_star)))
         fx, g = f0, g0
         for _ in range(20):
@@ -326,14 +327,14 @@ class CurvatureProblem(Problem):
     def _descent_below(self, x: np.ndarray, f_at: float, g: np.ndarray, level: float) -> float | None:
         """A value of f below ``level`` (beyond rounding, as ``_check_minimizer`` allows) found by gradient
         steps 1/‖H‖·2^-k (k < 8) from ``x``, or None."""
-        g_norm = vector_norm(g)
+        g_norm = stable_norm(g)
         if g_norm == 0.0:
             return None
         x = x.astype(np.float64)
         h = self._curvature_scale(x)
-        first = 1.0 / h if h > 0 else max(vector_norm(x), 1.0) / g_norm
+        first = 1.0 / h if h > 0 else max(stable_norm(x), 1.0) / g_norm
         eps = float(np.finfo(self.dtype).eps)
-        allowed = (1e-6 * g_norm * vector_norm(x) + 1e-12 * self._term_scale(x, g)
+        allowed = (1e-6 * g_norm * stable_norm(x) + 1e-12 * self._term_scale(x, g)
                    + 16 * eps * abs(f_at))
         for k in range(8):
             with np.errstate(over="ignore", invalid="ignore"):
@@ -367,7 +368,7 @@ class CurvatureProblem(Problem):
         # the stricter gap test).
         c0 = self._curvature_norm(self.x0)
         h_grad = c0 if c0 > 0 else self.L if self.L else self.L_C if math.isfinite(self.L_C) else 0.0
-        g_norm = vector_norm(g0)
+        g_norm = stable_norm(g0)
         S = self.f0 - self.f_star if self.f_star is not None else 0.0
         if h > 0:
             S = max(S, g_norm**2 / h)
@@ -393,7 +394,7 @@ class CurvatureProblem(Problem):
         C(x), L and a finite L_C): the level at which rounding of f(x) shows, in f's units."""
         h = self._curvature_scale(x)
         xx = float(x @ x)
-        return vector_norm(g) * math.sqrt(xx) + h * xx
+        return stable_norm(g) * math.sqrt(xx) + h * xx
 
     @property
     def dimension(self) -> int:
@@ -725,20 +726,6 @@ def as_diagonal(C: np.ndarray) -> np.ndarray:
     return C
 
 
-def vector_norm(v: Any) -> float:
-    """‖v‖₂ scaled by max |vᵢ|: √(Σ vᵢ²) underflowed to 0 for a gradient of 4e-210 (a stationary point read at
-    x0 far from x*) and overflowed past 1e154."""
-    a = np.asarray(v, dtype=np.float64).reshape(-1)
-    squared = float(a @ a)
-    if np.finfo(np.float64).tiny <= squared <= np.finfo(np.float64).max:
-        return float(np.linalg.norm(a))  # np.linalg.norm's value itself (the trace is compared to it)
-    a = np.abs(a)
-    top = float(np.max(a, initial=0.0))
-    if top == 0.0 or not math.isfinite(top):
-        return top
-    return top * math.sqrt(float(np.sum(np.square(a / top))))
-
-
 def from_eigenbasis(Q: np.ndarray | None, v: np.ndarray) -> np.ndarray:
     return v if Q is None else Q @ v
 
@@ -844,7 +831,7 @@ def run_descent(
             stats.iterations = k
             gap = None if problem.f_star is None else fx - problem.f_star
             tested_gap = gap if problem.gap_informative else None  # f's rounding hides the gap: ∇f decides
-            gnorm = vector_norm(g)
+            gnorm = stable_norm(g)
             blown_up = fx - problem.f0 > BLOWUP_FACTOR * max(1.0, abs(problem.f0))
             if blown_up or not (in_working_range(fx) and in_working_range(g)):
                 monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import WORKING_MAX, call_user, returned_scalar
+from algorithms._validation import WORKING_MAX, call_user, returned_scalar, stable_norm
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
 from algorithms.hierarchical.problems import NonFinitePoint, check_precision
 
@@ -63,19 +63,6 @@ def finite_sums(**sums: float) -> None:
     for name, value in sums.items():
         if not math.isfinite(value):
             raise OracleFailure(f"the running sum {name} of squared gradient norms overflowed to {value!r}")
-
-
-def norm(v: np.ndarray) -> float:
-    """Euclidean norm of a 1-D array (np.linalg.norm's overhead dominates on tiny vectors), scaled by max |vᵢ|
-    where v·v leaves float64's normal range: a ∇Φ of 1e-170 had norm 0 (Success at x0, 0 iterations)."""
-    v = np.asarray(v, dtype=np.float64)  # a float32 v·v went subnormal in float32 from 1e-19 down
-    squared = float(np.dot(v, v))
-    if np.finfo(np.float64).tiny <= squared <= np.finfo(np.float64).max:
-        return math.sqrt(squared)
-    top = float(np.max(np.abs(v), initial=0.0))
-    if top == 0.0 or not math.isfinite(top):
-        return top
-    return top * math.sqrt(float(np.dot(v / top, v / top)))
 
 
 def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
@@ -173,14 +160,14 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     tol = options.tol  # None: the default, fixed from the first gradient below
     monitor = IterationMonitor(options, maxiters, desc)
     norms: list[float] = []
-    radius = DIVERGENCE_RADIUS * max(1.0, norm(x), norm(y))
+    radius = DIVERGENCE_RADIUS * max(1.0, stable_norm(x), stable_norm(y))
     retcode = RetCode.MaxIters
     reason = ""
     try:
         for t in range(1, maxiters + 1):
             # a copy: a user's grad_phi writing into its argument (x[:] = 0) moved the iterate (Success at 0)
             gphi = _first_step(_grad_phi, x, y, problem, x.copy()) if t == 1 else _grad_phi(problem, x.copy())
-            grad_norm = norm(checked("grad_phi(x)", gphi, x))
+            grad_norm = stable_norm(checked("grad_phi(x)", gphi, x))
             norms.append(grad_norm)
             if tol is None:
                 tol = DEFAULT_TOL * min(1.0, grad_norm)
@@ -198,7 +185,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
             if monitor.record(iteration=t, grad_phi_norm=grad_norm, **record):
                 retcode = RetCode.Terminated
                 break
-            size = max(norm(x), norm(y))
+            size = max(stable_norm(x), stable_norm(y))
             if not size <= radius:  # also catches NaN
                 retcode, reason = RetCode.Diverged, f"iterate left the ball of radius {radius:g}"
                 break

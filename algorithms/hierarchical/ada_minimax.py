@@ -49,11 +49,12 @@ from algorithms._validation import (
     check_positive,
     check_working_range,
     run_values,
+    stable_norm,
     to_float,
     user_range,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import checked, finite_sums, norm, run
+from algorithms.hierarchical._loop import checked, finite_sums, run
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["AdaMinimax", "ada_parameters", "check_rate", "momentum_update"]
@@ -158,8 +159,8 @@ def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.n
     (:func:`ada_parameters`), update the momentum m_t and take the normalized step
     x − η_x,t m_t/‖m_t‖. Returns ``(x_new, m_t, α_t, η_x,t, η_y,t)``."""
     previous = state["noise_sum"]
-    state["noise_sum"] = previous + norm(gx - gx_other) ** 2
-    state["lower_sum"] += norm(gy) ** 2
+    state["noise_sum"] = previous + stable_norm(gx - gx_other) ** 2
+    state["lower_sum"] += stable_norm(gy) ** 2
     finite_sums(noise_sum=state["noise_sum"], lower_sum=state["lower_sum"])  # overflow: Diverged
     # the run's own sums and gradients (a noise level hessian_sigma = 3.4e38 gives gradients past 3.4e38):
     # not a caller's values, so not held to the working range (an overflow is Diverged, checked above)
@@ -169,7 +170,7 @@ def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.n
             lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
         m = momentum_update(state["m"], gx, alpha_t)
     state["m"] = m
-    m_norm = norm(m)
+    m_norm = stable_norm(m)
     x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
     return x_new, m, alpha_t, lr_x_t, lr_y_t
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from algorithms._validation import stable_norm
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import checked, finite_sums, norm, run
+from algorithms.hierarchical._loop import checked, finite_sums, run
 from algorithms.hierarchical.ada_minimax import check_rate
 from algorithms.hierarchical.problems import MinimaxProblem
 
@@ -63,8 +64,8 @@ def _solve(problem: MinimaxProblem, algorithm: TiAda, options: SolveOptions) -> 
         gx, gy = problem.oracle(x, y, rng)
         stats.grad_calls += 1
         gx, gy = checked("grad(x, y, rng)[0]", gx, x), checked("grad(x, y, rng)[1]", gy, y)
-        state["vx"] += norm(gx) ** 2
-        state["vy"] += norm(gy) ** 2
+        state["vx"] += stable_norm(gx) ** 2
+        state["vy"] += stable_norm(gy) ** 2
         finite_sums(vx=state["vx"], vy=state["vy"])  # overflow: Diverged (lr 0 would freeze the iterates)
         lr_x_t = algorithm.lr_x / max(state["vx"], state["vy"]) ** algorithm.alpha
         lr_y_t = algorithm.lr_y / state["vy"] ** algorithm.beta
