@@ -1344,6 +1344,7 @@ def stable_norm(v: Any) -> float:
         return top
     return top * math.sqrt(float(np.dot(a / top, a / top)))
 
+
 def precision_rank(value: Any) -> int | None:
     """The precision rank of an array's (or tensor's, or numpy scalar's) dtype: 3 for float64, 2 for
     float32, 1 for half precision, 0 for integers (None for a list, a Python number or anything without a

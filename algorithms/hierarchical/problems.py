@@ -51,6 +51,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     check_working_range,
+    precision_rank,
     read_only,
     returned_pair,
 )
@@ -147,26 +148,15 @@ def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's"
 
 
 #: precision rank of a returned array's dtype (higher: more precise); integers rank below every float
-_PRECISION = {"f": {2: 1, 4: 2, 8: 3, 16: 4}, "i": 0, "u": 0}
-
-
 def check_precision(name: str, value: Any, like: np.ndarray) -> None:
     """A user oracle's array output at least as precise as the iterates (``like``'s dtype): a float32,
     float16 or integer gradient beside float64 iterates was upcast in silence (every step then moved by
     a rounded or truncated gradient, and a solve still ended Success). Lists and Python numbers pass (read
     as float64); a more precise array passes (cast to the iterates' dtype)."""
-    dtype = getattr(value, "dtype", None)
-    if dtype is not None and not isinstance(dtype, np.dtype) and type(value).__module__.startswith("torch"):
-        # a torch float16/int64 answer was upcast in silence (only numpy dtypes were read)
-        name_of = str(dtype).replace("torch.", "")
-        dtype = np.dtype("float16") if name_of == "bfloat16" else np.dtype(name_of) if name_of in (
-            "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8") else None
-    if not isinstance(dtype, np.dtype) or dtype.kind not in "fiu":
-        return
-    rank = _PRECISION[dtype.kind] if dtype.kind in "iu" else _PRECISION["f"].get(dtype.itemsize, 3)
-    if rank < _PRECISION["f"][like.dtype.itemsize]:
+    rank = precision_rank(value)   # numpy and torch dtypes alike (a torch float16/int64 answer was upcast)
+    if rank is not None and rank < precision_rank(like):
         raise TypeError(f"{name} must return floats at least as precise as the iterates ({like.dtype}, x0's "
-                        f"dtype), got dtype {dtype}")
+                        f"dtype), got dtype {str(value.dtype).replace('torch.', '')}")
 
 
 class _OnCheckedPoints:
