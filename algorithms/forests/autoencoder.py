@@ -118,6 +118,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     k : int in [1, 2**63)
         neighbours of the kNN decoder, capped at n_samples.
 
+    As in scikit-learn (``clone`` and ``set_params`` rely on it), the constructor stores its parameters
+    as given and checks none of them: ``fit`` checks every one and refuses an invalid value by name.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
     ``inverse_transform`` and ``score``: an invalid value is refused by name, ``n_components`` and ``t``
     (the fitted embedding was built for them) must be set back or refitted, and ``decoder`` and ``k`` take
