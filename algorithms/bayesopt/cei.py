@@ -777,6 +777,9 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         )
 
     def observe(x: np.ndarray) -> bool:
+        # x is evaluated as it is returned, in the dtype of bounds: a float64 point evaluated and then cast
+        # to float32 gave a sol.x whose f and c were not sol.value and the recorded constraint values
+        x = np.asarray(x, dtype=np.float64).astype(dtype).astype(np.float64)
         value, cons = problem.evaluate(x)
         _check_modelable(x, value, cons)
         if algorithm.noise == 0 and np.isfinite(value) and np.all(np.isfinite(cons)):
@@ -829,7 +832,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if problem.f_star is None and np.isfinite(best) and log_value <= np.log(stall_tolerance()):
             retcode = RetCode.Stalled
             break
-        x = problem.from_unit(u)
+        x = problem.from_unit(u).astype(dtype).astype(np.float64)   # the point evaluated (observe)
         mu_next, sd_next = surrogates.gps[0].predict(u[None, :])
         ei_next = float(expected_improvement(mu_next, sd_next, best)[0]) if np.isfinite(best) else math.nan
         ok = observe(x)

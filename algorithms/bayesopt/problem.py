@@ -36,7 +36,9 @@ class ConstrainedBOProblem(Problem):
 
     ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,). ``bounds``
     is a (d, 2) array of [lower, upper] rows, lower < upper, entries reals of magnitude at most 3.4e38
-    (the working range); its dtype (float32 or float64) is the dtype of the returned ``sol.x``.
+    (the working range); its dtype (float32 or float64) is the dtype of the returned ``sol.x`` and the
+    precision of every point a solve evaluates (f and c get float64 arrays holding values of that dtype; a
+    float64 ``initial`` design is rounded to it), so ``sol.value`` is f at ``sol.x`` exactly.
     ``initial`` is an (n₀, d) array of design points inside the box (a repeated row is evaluated again;
     under CEI's noise = 0 another value there is refused, naming f or c), or an int n₀ >= 1 for a Latin
     hypercube design drawn with the solve's ``seed`` (refused when the GPs' n₀×n₀ Cholesky factor, 16·n₀²

@@ -21,7 +21,8 @@ Solve options: ``maxiters`` caps the generations (batches); ``tol`` is accepted 
 and not used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed`` seeds every
 draw, and ``seed=None`` draws fresh OS entropy (another run each time).
 A ``callback`` sees every evaluated batch, the last one too, also when the budget is below one
-population (that batch is then iteration 1).
+population (that batch is then iteration 1); True returned at any record, the last one included, ends
+the run ``Terminated``.
 
 References
 ----------
@@ -167,7 +168,8 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
         res = None
         stop = "target" if ev.target_reached() else "budget"
         # the initial population or a generation the budget cut: scipy's callback never saw it
-        record_last_batch(monitor, trace, ev, stop)
+        if record_last_batch(monitor, trace, ev, stop):
+            stop = "callback"
     except _UserError as wrapped:  # the checked evaluator's own message, naming f
         raise wrapped.args[0] from None
     finally:
@@ -286,10 +288,11 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
             if options.maxiters is not None and len(trace) >= options.maxiters and stop == "budget":
                 stop = "maxiters"
             x0 = (rng.uniform(box_lo, box_hi) - mid) / half
-        if ev.target_reached():
+        if ev.target_reached() and stop != "callback":   # a callback's True is Terminated, target or not
             stop = "target"
         # the first point alone, or a generation the budget cut before its tell: recorded too
-        record_last_batch(monitor, trace, ev, stop)
+        if record_last_batch(monitor, trace, ev, stop):
+            stop = "callback"
     finally:
         np.random.set_state(global_state)  # noqa: NPY002
         monitor.close()
@@ -381,6 +384,9 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
                           "best_value": ev.best_value}
                 trace.append(record)
                 asked = monitor.record(**record)
+            if asked:   # first: a True at the batch that spent the budget or met the target is Terminated too
+                stop = "callback"
+                break
             if ev.target_reached():
                 stop = "target"
                 break
@@ -388,9 +394,6 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
                 break
             if capped:
                 stop = "maxiters"
-                break
-            if asked:
-                stop = "callback"
                 break
     finally:
         monitor.close()

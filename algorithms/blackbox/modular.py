@@ -25,7 +25,8 @@ budget is the horizon of a budget-bounded black-box search), when ``maxiters`` g
 are done (``MaxIters``), when the problem's ``target`` is reached (``Success``: the only
 criterion the method can certify), or when the callback asks (``Terminated``). The callback sees
 every evaluated batch, the last one too: a run whose initial population already spends the budget
-or reaches the target records it as iteration 1 (see :func:`record_last_batch`). A run that never
+or reaches the target records it as iteration 1 (see :func:`record_last_batch`); a callback returning
+True at any record, the last one included, ends the run ``Terminated``. A run that never
 saw a finite objective value is ``Diverged``. ``stats.f_calls`` is the exact number of objective
 evaluations, ``stats.nonfinite`` the number of non-finite values (each treated as +inf).
 
@@ -513,18 +514,20 @@ def _run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
         if monitor is not None and monitor.record(**record):
             stop = "callback"
             break
-    record_last_batch(monitor, trace, ev, stop, pop=len(X))
+    if record_last_batch(monitor, trace, ev, stop, pop=len(X)):
+        stop = "callback"
     return RunResult(stop, len(trace), restarts, trace, X)
 
 
 def record_last_batch(monitor: IterationMonitor | None, trace: list[dict[str, Any]], ev: Evaluator, stop: str,
-                      **fields: Any) -> None:
-    """Record the evaluations no iteration record covers yet, as one more iteration.
+                      **fields: Any) -> bool:
+    """Record the evaluations no iteration record covers yet, as one more iteration; True when the
+    callback asked to stop there.
 
     A run that ends on its budget or its target inside a batch it never recorded (an initial
     population larger than the budget, pycma's first point, a generation cut by the budget) would
-    otherwise end without the callback ever seeing it. The run is over either way, so what the
-    callback returns does not change the retcode.
+    otherwise end without the callback ever seeing it. It is a record like any other: a callback that
+    returns True for it ends the run ``Terminated`` (it ended ``Success`` or ``MaxIters``, in silence).
     """
     covered = trace[-1]["evaluations"] if trace else 0
     if stop in ("budget", "target") and ev.evaluations > covered:
@@ -532,7 +535,8 @@ def record_last_batch(monitor: IterationMonitor | None, trace: list[dict[str, An
                   **fields}
         trace.append(record)
         if monitor is not None:
-            monitor.record(**record)
+            return bool(monitor.record(**record))
+    return False
 
 
 def _es_start(X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> SepCMAState:
