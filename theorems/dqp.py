@@ -2003,8 +2003,10 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
                 sol = solve(_qp(inst), DQP(backend=backend, backend_options=_CAPS[backend][1]),
                             maxiters=maxiters, store_trace=True)
                 ran = sol.original is not None and sol.stats.iterations == 1
-                # the stored trace is the run's own records, the backend call first
-                stages = [record.get("stage") for record in sol.trace]
+                # the stored trace is the run's one final record (dQP runs in one pass), whose stages are
+                # those the run went through, the backend call first
+                stages = [stage for record in sol.trace
+                          for stage in record.get("stages", [record.get("stage")])]
                 if sol.retcode is not RetCode.MaxIters or not ran or stages[:1] != ["backend"]:
                     return Outcome("fail", f"instance {k}, {backend} with solve(..., maxiters={maxiters}): "
                                            f"{sol.retcode.value} (MaxIters wanted), backend called: {ran}, "

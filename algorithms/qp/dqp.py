@@ -246,7 +246,10 @@ class DQP(Algorithm):
     ``solve(qp, DQP(...), tol=..., maxiters=...)``: ``tol`` sets the backend's
     tolerances where qpsolvers exposes them (osqp, scs, proxqp, piqp, clarabel),
     ``maxiters`` its iteration cap (those and daqp); ``maxiters=0`` returns ``x = 0`` with
-    ``MaxIters``. Without ``tol`` the backend gets ``eps_abs = eps_rel`` = 1e-6 (osqp),
+    ``MaxIters``. A dQP solve runs in one pass (its backend calls, the polish and the check), so it calls
+    ``callback`` once, after the run, with the final record (``stage="done"``, the ``retcode``, the
+    ``backend`` and the ``stages`` it went through); a ``True`` then changes nothing.
+    Without ``tol`` the backend gets ``eps_abs = eps_rel`` = 1e-6 (osqp),
     1e-7 (scs), 1e-9 (proxqp, piqp), and clarabel ``tol_gap_abs = tol_gap_rel = tol_feas`` =
     1e-9; osqp always runs its own polish, and proxqp also stops on its duality gap
     (``check_duality_gap``, absolute and relative at the same tolerance). Formulas: see the module docstring.
@@ -2212,20 +2215,34 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
     )
 
 
+class _StageLog:
+    """The stages of one forward (backend calls, fallbacks, polishes), in order, for the final record."""
+
+    def __init__(self) -> None:
+        self.stages: list[str] = []
+
+    def record(self, **fields_: Any) -> bool:
+        self.stages.append(fields_["stage"])
+        return False
+
+
 @_dispatch
 def _solve(problem: QP, algorithm: DQP, options: SolveOptions) -> Solution:
-    monitor = IterationMonitor(options, total=2, desc=f"dqp[{algorithm.backend}]")
+    # one pass (a backend call, its fallbacks, the polish): the callback gets the one final record, as every
+    # one-pass method's does; a True answered after the backend stage, while the fallbacks and the polish
+    # still ran, was a stop request the run could not honour
+    monitor = IterationMonitor(options, total=1, desc=f"dqp[{algorithm.backend}]")
+    stages = _StageLog()
     try:
-        sol = forward(problem, algorithm, options, monitor=monitor)
+        sol = forward(problem, algorithm, options, monitor=stages)
+        if options.maxiters == 0:
+            record = {"stage": "start", "x": sol.x}
+        else:
+            record = {"stage": "done", "retcode": sol.retcode.value, "backend": sol.backend,
+                      "stages": list(stages.stages), "x": sol.x}
+        monitor.record(**record)
     finally:
         monitor.close()
-    if monitor.stopped and sol.retcode is RetCode.Success:
-        # the callback asked to stop (after the backend or the polish stage): the documented Terminated, not
-        # Success (its True was ignored); the point and its derivative are those computed by then
-        sol.retcode = RetCode.Terminated
-    if options.maxiters == 0 and options.store_trace:
-        sol.trace = [{"stage": "start", "x": sol.x.copy()}]
-    else:
-        sol.trace = monitor.trace
+    sol.trace = monitor.trace
     sol.__dict__["_kkt_tol"] = algorithm.kkt_tol  # from here on the caller's: a z set by hand is checked
     return sol

@@ -146,7 +146,8 @@ def test_float32_kept_and_trace():
     qp = QP(P=np.eye(2, dtype=np.float32), q=np.array([1.0, -1.0], dtype=np.float32))
     sol = solve(qp, DQP(backend="piqp"), store_trace=True)
     assert sol.x.dtype == np.float32 and sol.y.dtype == np.float32
-    assert [r["stage"] for r in sol.trace] == ["backend", "polish"]
+    assert [r["stage"] for r in sol.trace] == ["done"]  # one pass: one final record
+    assert sol.trace[0]["stages"] == ["backend", "polish"] and sol.trace[0]["retcode"] == "Success"
     assert sol.vjp(np.ones(2))["q"].dtype == np.float32
 
 
