@@ -217,3 +217,34 @@ def test_solve_inside_a_no_grad_context(make):
             sol = solve(problem, algorithm, seed=2)
         assert sol.retcode is reference.retcode, context.__name__
         np.testing.assert_array_equal(np.asarray(sol.x), np.asarray(reference.x), err_msg=context.__name__)
+
+
+#: the words every one-pass algorithm's docstring carries (core's callback rule)
+ONE_PASS = "One pass for ``callback``"
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+@pytest.mark.parametrize("stop_at", [1, 2])
+def test_callback_true_stops_right_after_its_record(make, stop_at):
+    """A callback's True at record k stops an iterative run right there: ``Terminated``, k records seen and
+    kept. A one-pass method (its docstring says so) calls it once, after the run, and keeps its retcode. A
+    True that let the run go on (routing's 2-opt, dQP's polish after the backend stage) was ignored in
+    silence."""
+    problem, algorithm = make(np.float64)
+    reference = solve(problem, algorithm, seed=3, store_trace=True)
+    one_pass = ONE_PASS in (type(algorithm).__doc__ or "")
+    if stop_at > len(reference.trace):
+        pytest.skip(f"the run has {len(reference.trace)} record(s)")
+    seen = []
+
+    def stop(record):
+        seen.append(record)
+        return len(seen) >= stop_at
+
+    sol = solve(problem, algorithm, seed=3, store_trace=True, callback=stop)
+    if one_pass:
+        assert len(reference.trace) == 1 and len(seen) == 1, "a one-pass method calls the callback once"
+        assert sol.retcode is reference.retcode
+    else:
+        assert sol.retcode is RetCode.Terminated, sol.retcode
+        assert len(seen) == stop_at and len(sol.trace) == stop_at

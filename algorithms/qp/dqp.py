@@ -246,9 +246,10 @@ class DQP(Algorithm):
     ``solve(qp, DQP(...), tol=..., maxiters=...)``: ``tol`` sets the backend's
     tolerances where qpsolvers exposes them (osqp, scs, proxqp, piqp, clarabel),
     ``maxiters`` its iteration cap (those and daqp); ``maxiters=0`` returns ``x = 0`` with
-    ``MaxIters``. A dQP solve runs in one pass (its backend calls, the polish and the check), so it calls
-    ``callback`` once, after the run, with the final record (``stage="done"``, the ``retcode``, the
-    ``backend`` and the ``stages`` it went through); a ``True`` then changes nothing.
+    ``MaxIters``. One pass for ``callback`` (backend calls, fallbacks, polish and check): it is called
+    once, with the final record, after the run is over, so a ``True`` it returns changes nothing (the
+    retcode stays the run's own: core's callback rule); the record has ``stage="done"``, the ``retcode``,
+    the ``backend`` and the ``stages`` the run went through.
     Without ``tol`` the backend gets ``eps_abs = eps_rel`` = 1e-6 (osqp),
     1e-7 (scs), 1e-9 (proxqp, piqp), and clarabel ``tol_gap_abs = tol_gap_rel = tol_feas`` =
     1e-9; osqp always runs its own polish, and proxqp also stops on its duality gap
