@@ -183,12 +183,13 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
             primal = norm(x - z_new) / scale
             change = norm(z_new - z) / scale
             z = z_new
-            stop = monitor.record(iteration=iterations, primal_residual=primal, residual=change)
+            # the callback's True first: on a record that also converged it ended Success, against core's
+            # "True stops the run with Terminated" (SphericalGD, OverlapFlow, the quantum runs and DQP say so)
+            if monitor.record(iteration=iterations, primal_residual=primal, residual=change):
+                retcode = RetCode.Terminated
+                break
             if max(primal, change) <= tol:
                 retcode = RetCode.Success
-                break
-            if stop:
-                retcode = RetCode.Terminated
                 break
     finally:
         monitor.close()

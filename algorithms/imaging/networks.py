@@ -16,6 +16,8 @@ torch.Size([3, 64])
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
@@ -86,6 +88,19 @@ def _run_body(module: nn.Module, images: torch.Tensor) -> torch.Tensor:
     return out[:, 0]
 
 
+def _inverse_square_norm(operator: LinearOperator) -> float:
+    """1/‖H‖² (1.0 for H = 0, whose Hᵀy is 0): ``max(‖H‖, 1e-12)`` made z = Hᵀy·1e24 for a valid H of norm
+    6e-20 (entries ~1e-20), not the documented Hᵀy/‖H‖², and G(y) 30-50 % off in silence."""
+    norm = operator.norm()
+    if norm == 0.0:
+        return 1.0
+    scale = (1.0 / norm) ** 2
+    if not math.isfinite(scale):
+        raise ValueError(f"operator's norm ‖H‖ = {norm:.3g} is below 1.5e-154: 1/‖H‖² overflows float64 "
+                         f"(NullSpaceNet scales Hᵀy by it); rescale the operator")
+    return scale
+
+
 class NullSpaceNet(CheckedStateModule):
     """G(y) = S(z + CNN(z)) with z = Hᵀy / ‖H‖²: predicts Sx from y = Hx (+ noise).
 
@@ -96,7 +111,9 @@ class NullSpaceNet(CheckedStateModule):
     ``channels`` (an int in [1, 4096]) and ``depth`` (an int in [2, 1000]) the CNN's width and number of conv
     layers, ``seed`` (int in [0, 2**64)) its initial weights (torch's global generator is not touched); these,
     the operator and the projection are fixed after construction. ``forward(X)``
-    takes finite real measurements X of shape (batch, m).
+    takes finite real measurements X of shape (batch, m). ``scale`` is 1/‖H‖² (``operator.norm()``; 1 for
+    H = 0, whose Hᵀy is 0); an operator of norm below 1.5e-154, where 1/‖H‖² overflows float64, is refused
+    naming ``operator``.
     """
 
     @allocates("channels", "depth")
@@ -114,7 +131,7 @@ class NullSpaceNet(CheckedStateModule):
         self.channels, self.depth, self.seed = channels, depth, seed  # fixed: the body is built from them
         self.operator, self.projection = operator, projection
         self.in_features, self.out_features = operator.out_features, projection.out_features
-        self.scale = 1.0 / max(operator.norm(), 1e-12) ** 2
+        self.scale = _inverse_square_norm(operator)
         with torch.random.fork_rng():  # seeded init without touching the global generator
             torch.manual_seed(seed)
             self.body = _body(channels, depth, type(self).__name__)
@@ -152,7 +169,8 @@ class NullSpaceNet(CheckedStateModule):
         if not bool(torch.isfinite(y).all()):  # float64 X ~1e300 cast to float32: the operator named its "y"
             raise ValueError(f"X has entries too large for the network's {dtype} (max |X| = "
                              f"{float(X.detach().abs().max()):.3g}); rescale X or convert the network")
-        z = self.operator.adjoint(y) * self.scale
+        root = math.sqrt(self.scale)  # two factors 1/‖H‖: Hᵀy/‖H‖ stays in range where Hᵀy·(1/‖H‖²) would not
+        z = self.operator.adjoint(y) * root * root
         image = z + _run_body(self, z)
         return self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
 

@@ -129,12 +129,12 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
             # 1e-12 made the test absolute for images of that size (y scaled by 1e-12 stopped at once)
             residual = norm(new - x) / max(size, _TINY)
             x = new
-            stop = monitor.record(iteration=iterations, residual=residual)
+            # the callback's True first: on a record that also converged it ended Success (core: Terminated)
+            if monitor.record(iteration=iterations, residual=residual):
+                retcode = RetCode.Terminated
+                break
             if residual <= tol:
                 retcode = RetCode.Success
-                break
-            if stop:
-                retcode = RetCode.Terminated
                 break
     finally:
         monitor.close()

@@ -18,6 +18,7 @@ Retcodes as in :class:`~algorithms.quantum.incoherent_sr.IncoherentSR`: ``Succes
 K − 1 phases ran on data, ``Failure`` when a phase had no test (T = K), ``MaxIters`` when
 ``maxiters`` phases stopped it. ``sol.value`` is the named state's estimate 2x̄ − 1, unbiased and not
 clipped: from few tests it may fall outside [1/d, 1] (2x̄ − 1 = 1 when every test accepted).
+Options (``callback``, ``seed``, ``seed=None``: fresh OS entropy, runs differ) as in ``IncoherentSR``.
 
 References
 ----------

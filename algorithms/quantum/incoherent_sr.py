@@ -26,6 +26,11 @@ best current estimate returned. ``sol.x`` is the index of the state named purest
 unbiased and not clipped, so from few copies it may fall outside the physical range [1/d, 1] (a value
 of 1.36 is an estimate, not a purity; clipping would bias it, as :func:`purity_from_collisions` says).
 
+Options: one record per phase (``callback``'s True stops after that phase with ``Terminated``); ``seed``
+(default 0) seeds the bases and the counts, so the same seed gives the same answer; ``seed=None``
+draws fresh entropy from the OS (numpy's ``default_rng(None)``): runs then differ. ``tol`` does not
+apply (refused by name: the budget of copies fixes the run).
+
 References
 ----------
 Y. Yu, H. Chen, J. Wu, W. Xie, X.-Y. Li. Purest Quantum State Identification. NeurIPS 2025,

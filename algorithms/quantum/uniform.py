@@ -13,7 +13,10 @@ One elimination round: ``maxiters=0`` stops before measuring (``MaxIters``, inde
 value); ``Success`` once every state has at least one measurement setting; ``Failure`` when the
 share ⌊N/K⌋ is below m (or below 2 copies for the SWAP test), so the choice was a coin toss.
 ``sol.value`` is the named state's purity estimate, unbiased and not clipped: from few copies it may fall
-outside the physical range [1/d, 1].
+outside the physical range [1/d, 1]. One pass, one record (after the measurements): a ``callback``'s True
+then changes nothing and the retcode stays the run's own (core's contract for one-pass methods).
+``seed`` (default 0) seeds the bases, the counts and a tie's choice; ``seed=None`` draws fresh entropy
+from the OS (numpy's ``default_rng(None)``): runs then differ.
 
 References
 ----------

@@ -1,0 +1,79 @@
+"""Round 16: imaging end to end against hand-written references (valid inputs, documented formulas)."""
+
+import pytest
+import torch
+
+from algorithms import RetCode, solve
+from algorithms.imaging import (
+    InverseProblem,
+    MatrixOperator,
+    NullSpaceNet,
+    PnPADMM,
+    PnPPGD,
+    SubspacePrior,
+    TVPrior,
+    qr_null_rows,
+)
+
+
+@pytest.mark.parametrize("c", [1.0, 1e-20, 1e-100, 1e20])
+def test_null_space_net_is_its_documented_formula(c):
+    """G(y) = S(z + CNN(z)), z = Hᵀy/‖H‖²: ‖H‖ was floored at 1e-12, so an H of norm 6e-20 scaled Hᵀy by
+    1e24 instead of 2.7e38 and G(y) was 30-50 % off in silence."""
+    gen = torch.Generator().manual_seed(0)
+    M = torch.randn(6, 16, generator=gen, dtype=torch.float64) * c
+    H = MatrixOperator(M, (4, 4))
+    S = qr_null_rows(H, 4, seed=0)
+    G = NullSpaceNet(H, S, channels=8, depth=3, seed=0).double()
+    X = torch.randn(3, 6, generator=gen, dtype=torch.float64) * c
+    with torch.no_grad():
+        out = G(X)
+        norm = H.norm()
+        z = (X @ M).reshape(3, 4, 4) / norm / norm
+        expected = (z + G.body(z[:, None])[:, 0]).reshape(3, 16) @ S.matrix().T
+    torch.testing.assert_close(out, expected, rtol=1e-12, atol=1e-12 * float(expected.abs().max()))
+
+
+def _problem():
+    gen = torch.Generator().manual_seed(1)
+    M = torch.randn(10, 16, generator=gen, dtype=torch.float64) / 4
+    U, _ = torch.linalg.qr(torch.randn(16, 6, generator=gen, dtype=torch.float64))
+    x = (U @ torch.randn(6, generator=gen, dtype=torch.float64)).reshape(4, 4)
+    H = MatrixOperator(M, (4, 4))
+    return InverseProblem(H, H(x)), M, U
+
+
+@pytest.mark.parametrize("algorithm", [PnPPGD(prior=TVPrior(weight=1e-2), lr=0.3),
+                                       PnPADMM(prior=TVPrior(weight=1e-2), penalty=0.5)])
+def test_callback_true_on_the_converged_record_is_terminated(algorithm):
+    """A True on the record that also met tol ended Success (core: a True stops with Terminated)."""
+    problem, _, _ = _problem()
+    base = solve(problem, algorithm, store_trace=True, maxiters=5000)
+    assert base.retcode is RetCode.Success
+    last = len(base.trace)
+    seen = []
+    sol = solve(problem, algorithm, maxiters=5000, callback=lambda r: (seen.append(r), len(seen) == last)[1])
+    assert sol.retcode is RetCode.Terminated and len(seen) == last
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-30, 1e30])
+def test_pgd_and_admm_match_their_update_rules(scale):
+    problem, M, U = _problem()
+    y = problem.y.reshape(-1) * scale
+    problem = InverseProblem(problem.operator, problem.y * scale)
+    prior = SubspacePrior(U, (4, 4))
+    lr, beta, k = 0.5, 0.7, 10
+    x = torch.zeros(16, dtype=torch.float64)
+    for _ in range(k):
+        x = U @ (U.T @ (x - lr * M.T @ (M @ x - y)))
+    sol = solve(problem, PnPPGD(prior=prior, lr=lr), maxiters=k, tol=1.2e-38)
+    torch.testing.assert_close(torch.as_tensor(sol.x).reshape(-1), x, rtol=1e-12, atol=0.0)
+    x, z, u = (torch.zeros(16, dtype=torch.float64) for _ in range(3))
+    normal = M.T @ M + beta * torch.eye(16, dtype=torch.float64)
+    for _ in range(k):
+        x = torch.linalg.solve(normal, M.T @ y + beta * (z - u))
+        z = U @ (U.T @ (x + u))
+        u = u + x - z
+    sol = solve(problem, PnPADMM(prior=prior, penalty=beta, cg_iters=200), maxiters=k, tol=1.2e-38)
+    torch.testing.assert_close(torch.as_tensor(sol.x).reshape(-1), z, rtol=1e-10,
+                               atol=1e-10 * float(z.abs().max()))

@@ -1,0 +1,38 @@
+"""Round 16: dQP end to end against references (known answers by brute force)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from algorithms import RetCode, solve
+from algorithms.qp import DQP, QP
+
+
+def _brute_force(P, q, G, h):
+    """The exact answer of a strictly convex QP by enumerating active sets (KKT: feasible, mu >= 0)."""
+    n, m = len(q), len(h)
+    for r in range(m + 1):
+        for J in itertools.combinations(range(m), r):
+            C = G[list(J)]
+            K = np.block([[P, C.T], [C, np.zeros((r, r))]])
+            sol = np.linalg.solve(K, np.concatenate([-q, h[list(J)]]))
+            x, mu = sol[:n], sol[n:]
+            if np.all(G @ x <= h + 1e-9) and np.all(mu >= -1e-9):
+                return x
+    raise AssertionError("no active set")
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-30, 1e30])
+@pytest.mark.parametrize("trial", range(6))
+def test_success_matches_brute_force(trial, scale):
+    rng = np.random.default_rng(trial)
+    n, m = 3, 4
+    M = rng.standard_normal((n, n))
+    P, q = M @ M.T + 0.1 * np.eye(n), rng.standard_normal(n)
+    G = rng.standard_normal((m, n))
+    h = G @ rng.standard_normal(n) + rng.random(m)
+    ref = _brute_force(P, q, G, h)
+    sol = solve(QP(P=P * scale, q=q * scale, G=G, h=h), DQP())
+    assert sol.retcode is RetCode.Success
+    np.testing.assert_allclose(sol.x, ref, rtol=1e-7, atol=1e-7 * np.abs(ref).max())
