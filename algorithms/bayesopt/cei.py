@@ -32,7 +32,9 @@ for evaluations the user runs, or data already evaluated.
 
 Stopping and retcodes (``tol`` defaults to 1e-6):
 
-* ``Success``: ``problem.f_star`` is known and the simple regret f⁺_t − f* <= ``tol``. Without f*
+* ``Success``: ``problem.f_star`` is known and the simple regret f⁺_t − f* <= ``tol`` (a ``tol`` given to
+  ``solve`` is absolute, in f's units; the default is 1e-6 times the standard deviation of the observed f
+  values, as for ``Stalled`` below, so f in units of 1e-30 does not succeed at once). Without f*
   nothing certifies optimality, so a run never ends in ``Success``. A feasible evaluation below f*
   (beyond 1e-6 relative) shows f* is not the minimum: the solve raises ``ValueError`` naming ``f_star``.
 * ``Stalled``: f* is unknown and the maximal CEI found fell to <= ``tol`` (the model expects no
@@ -572,13 +574,6 @@ def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:
             seen[key] = (float(fv), np.asarray(cv, dtype=np.float64))
 
 
-def _refuse_spread(j: int, spread: float, size: str, detail: str) -> None:
-    """A GP's prior variance (the fitted outputscale times the values' spread²) outside the working range."""
-    name = "f(x)" if j == 0 else "c(x)"
-    raise ValueError(f"{name} values spread over {spread:.3g}: too {size} for a GP (its prior variance, "
-                     f"{detail}, leaves the package's working range); rescale {name[0]}")
-
-
 def _check_modelable(x: np.ndarray, value: float, cons: np.ndarray) -> None:
     """f and c values a GP can model: finite ones inside the working range (NaN/inf end the run Diverged).
     f ~ 1e60 failed inside the run with "f has an entry of magnitude 1.5e+60", naming the history's field."""
@@ -595,6 +590,25 @@ def _design(problem: ConstrainedBOProblem, rng: np.random.Generator) -> np.ndarr
     if isinstance(problem.initial, np.ndarray):
         return problem.initial
     return problem.from_unit(qmc.LatinHypercube(d=problem.dim, seed=rng).random(problem.initial))
+
+
+class _StandardizedGP(GaussianProcess):
+    """The GP of (y − ``centre``)/``scale`` (its ``kernel``, ``y`` and ``mean`` are the standardized ones),
+    predicting in y's units: for f or c values whose spread puts the prior variance outputscale·spread²
+    outside the working range (values ~ 1e30 or 1e-30, spread 2.5e29: 1.3e60), which a GP in y's units
+    cannot hold."""
+
+    def __init__(self, kernel: Kernel, *, jitter: float, centre: float, scale: float) -> None:
+        super().__init__(kernel, jitter=jitter)
+        object.__setattr__(self, "_centre", centre)
+        object.__setattr__(self, "_scale", scale)
+
+    def add(self, X, y) -> None:
+        super().add(X, (as_float_array("y", y, ndim=1, dtype=np.float64) - self._centre) / self._scale)
+
+    def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
+        mu, sd = super().predict(X)
+        return self._centre + self._scale * mu, self._scale * sd
 
 
 class _Surrogates:
@@ -623,9 +637,8 @@ class _Surrogates:
             if np.ptp(y) == 0:   # equal values: their std is rounding (5e-17), the prior variance then ~0
                 centre, scale = float(y[0]), 1.0
             # the fitted outputscale (<= 20, the fit box) times the spread²: past the kernels' SCALE_MAX (the
-            # working range) f ~ 1e30 failed inside the kernel, naming its outputscale
-            if not scale * scale * max(kernel.outputscale, 20.0) <= SCALE_MAX:
-                _refuse_spread(j, scale, "large", f"20 x spread² above {SCALE_MAX:.4g}")
+            # working range) a GP in y's units cannot hold its prior variance (f ~ 1e30): one standardized
+            huge = not scale * scale * max(kernel.outputscale, 20.0) <= SCALE_MAX
             if y.size < 2 or np.ptp(y) == 0:
                 # nothing to fit (one observation, or one value: fit_kernel needs two rows, and constant
                 # data pushed the lengthscale to its bound, so CEI "stalled" at once): the given kernel
@@ -639,13 +652,16 @@ class _Surrogates:
             if j == 0:
                 self.f_centre, self.f_scale = centre, scale
             prior = fitted.outputscale * scale**2
-            if prior < WORKING_MIN:   # f ~ 1e-20: an outputscale of 1e-41 failed inside the kernel, unnamed
-                _refuse_spread(j, scale, "small", f"{prior:.3g} below {WORKING_MIN:.4g}")
-            gp = GaussianProcess(
-                fitted.with_params(fitted.lengthscale, prior),
-                jitter=self.diagonal,
-                mean=centre,
-            )
+            if huge or prior < WORKING_MIN:
+                # f ~ 1e30 or 1e-30 (an outputscale of 1e-41 or 1e60 in f's units, outside the kernels'):
+                # the GP of the standardized values, predicting in f's units (both were refused, naming f(x))
+                gp = _StandardizedGP(fitted, jitter=self.diagonal, centre=centre, scale=scale)
+            else:   # the historical GP in y's units, so runs of ordinary scale reproduce bit for bit
+                gp = GaussianProcess(
+                    fitted.with_params(fitted.lengthscale, prior),
+                    jitter=self.diagonal,
+                    mean=centre,
+                )
             gp.add(U, y)
             self.gps[j] = gp
 
@@ -801,9 +817,10 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     U = problem.to_unit(hist.X)
     surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), seed)
 
-    def stall_tolerance() -> float:
+    def f_tolerance() -> float:
         # the default tol is relative to the spread of the observed f (unit-free: f x 2**-20 stalled at
-        # iteration 0 with an absolute 1e-6); a tol the caller gives stays absolute, in f's units
+        # iteration 0 with an absolute 1e-6, and f x 1e-30 ended Success at its first point, its regret
+        # 1.1e-32 "<= 1e-6" at three times the optimum); a tol the caller gives stays absolute, in f's units
         if options.tol is not None:
             return tol
         finite = np.asarray(F)[np.isfinite(F)]
@@ -822,14 +839,14 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     retcode = RetCode.MaxIters
     for iteration in range(maxiters):
         r = regret()
-        if r is not None and r <= tol:
+        if r is not None and r <= f_tolerance():
             retcode = RetCode.Success
             break
         hist = history()
         U = problem.to_unit(hist.X)
         best = float(hist.best_feasible()[-1])
         u, log_value = algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c, best, rng)
-        if problem.f_star is None and np.isfinite(best) and log_value <= np.log(stall_tolerance()):
+        if problem.f_star is None and np.isfinite(best) and log_value <= np.log(f_tolerance()):
             retcode = RetCode.Stalled
             break
         x = problem.from_unit(u).astype(dtype).astype(np.float64)   # the point evaluated (observe)
@@ -863,7 +880,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
             break
     else:
         r = regret()
-        if r is not None and r <= tol:
+        if r is not None and r <= f_tolerance():
             retcode = RetCode.Success
     monitor.close()
     return finish(retcode, monitor.trace)

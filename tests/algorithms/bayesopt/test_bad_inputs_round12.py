@@ -38,14 +38,15 @@ def test_f_and_c_values_a_gp_cannot_model_are_named(name, problem):
         solve(problem, CEI(**_FAST), maxiters=2, seed=0)
 
 
-@pytest.mark.parametrize("name, problem", [
-    ("f", _problem(lambda x: 1e30 * float(x @ x))),
-    ("c", _problem(lambda x: float(x @ x), lambda x: 1e30 * float(0.5 - x[0]))),
+@pytest.mark.parametrize("scaled", [
+    _problem(lambda x: 1e30 * float(x @ x)),
+    _problem(lambda x: float(x @ x), lambda x: 1e30 * float(0.5 - x[0])),
 ])
-def test_a_spread_whose_gp_variance_leaves_the_range_is_named(name, problem):
-    # f ~ 1e30: a fitted outputscale of 3.6e59 failed inside the kernel, naming its outputscale
-    with pytest.raises(ValueError, match=rf"^{name}\(x\) values spread over .*working range.*rescale {name}"):
-        solve(problem, CEI(**_FAST), maxiters=2, seed=0)
+def test_a_spread_whose_gp_variance_leaves_the_range_is_modelled(scaled):
+    # f ~ 1e30: a fitted outputscale of 3.6e59 failed inside the kernel; round 12 refused it naming f(x)/c(x);
+    # round 16: values inside the working range are solved (the GP of the standardized values)
+    sol = solve(scaled, CEI(**_FAST), maxiters=2, seed=0)
+    assert sol.retcode.name == "MaxIters" and np.isfinite(sol.value) and sol.original.f.size == 6
 
 
 def test_large_values_inside_the_range_are_solved():
@@ -67,14 +68,15 @@ def _line(f, c):
     return ConstrainedBOProblem(f=f, c=c, bounds=[[0, 1]], initial=3)
 
 
-@pytest.mark.parametrize("name, problem", [
-    ("f", _line(lambda x: 1e-20 * float(x[0]), lambda x: -1.0)),
-    ("c", _line(lambda x: float(x[0]), lambda x: 1e-20 * (x[0] - 0.5))),
+@pytest.mark.parametrize("problem", [
+    _line(lambda x: 1e-20 * float(x[0]), lambda x: -1.0),
+    _line(lambda x: float(x[0]), lambda x: 1e-20 * (x[0] - 0.5)),
 ])
-def test_a_spread_too_small_for_a_gp_is_named(name, problem):
-    # red12a: values of 1e-20 failed as "outputscale = 1e-41 is outside the working range" (the fit's kernel)
-    with pytest.raises(ValueError, match=rf"^{name}\(x\) values spread over .*too small for a GP.*rescale"):
-        solve(problem, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0)
+def test_a_tiny_spread_is_modelled(problem):
+    # red12a: values of 1e-20 failed as "outputscale = 1e-41 is outside the working range" (the fit's kernel);
+    # round 12 refused them naming f(x)/c(x); round 16: solved (the GP of the standardized values)
+    sol = solve(problem, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0)
+    assert sol.retcode.name == "MaxIters" and np.isfinite(sol.value)
     small = _line(lambda x: 1e-15 * float(x[0]), lambda x: -1.0)
     assert solve(small, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0).retcode.name == "MaxIters"
 

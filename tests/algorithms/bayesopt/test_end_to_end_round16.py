@@ -1,6 +1,7 @@
 """Round 16: CEI used end to end, the way a user runs it, against known answers (issue #43)."""
 
 import numpy as np
+import pytest
 
 from algorithms import solve
 from algorithms.bayesopt import CEI, ConstrainedBOProblem
@@ -23,3 +24,27 @@ def test_float32_bounds_evaluate_the_returned_point():
     assert np.all(sol.original.X == sol.x.astype(np.float64), axis=1).any()   # the very point evaluated
     assert all(np.array_equal(x.astype(np.float32).astype(np.float64), x) for x in calls)
     assert sol.value <= -0.29 and sol.x[0] <= np.float32(0.3)
+
+
+def _scaled(x_unit: float, f_unit: float) -> ConstrainedBOProblem:
+    # min |x - 0.3|² s.t. x0 + x1 <= 0.5, units x_unit (box), f_unit (f, c): f* = 0.005 at (0.25, 0.25)
+    def f(x):
+        return f_unit * float((x[0] / x_unit - 0.3) ** 2 + (x[1] / x_unit - 0.3) ** 2)
+
+    def c(x):
+        return f_unit * float(x[0] / x_unit + x[1] / x_unit - 0.5)
+
+    return ConstrainedBOProblem(f, c, [[0, x_unit], [0, x_unit]], initial=5, f_star=0.005 * f_unit,
+                                x_star=[0.25 * x_unit, 0.25 * x_unit])
+
+
+@pytest.mark.parametrize("x_unit, f_unit", [(1.0, 1e-30), (1.0, 1e30), (1e-30, 1e-30), (1e30, 1e30)])
+def test_scaled_problems_are_solved_alike(x_unit, f_unit):
+    # f in units of 1e-30 ended Success at its first evaluation (its regret 1.1e-32 "<= tol = 1e-6", at three
+    # times f*); f ~ 1e30 or 1e-30 was refused ("values spread over ...: too large/small for a GP")
+    reference = solve(_scaled(1.0, 1.0), CEI(n_candidates=200), maxiters=10, seed=0)
+    sol = solve(_scaled(x_unit, f_unit), CEI(n_candidates=200), maxiters=10, seed=0)
+    assert sol.retcode is reference.retcode
+    assert abs(sol.value / f_unit - reference.value) <= 1e-6
+    if sol.retcode.successful:
+        assert sol.value / f_unit - 0.005 <= 1e-6
