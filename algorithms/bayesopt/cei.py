@@ -106,7 +106,7 @@ from algorithms.bayesopt.acquisition import (
     log_constrained_ei,
     log_probability_of_feasibility,
 )
-from algorithms.bayesopt.gp import RESTARTS_MAX, GaussianProcess, _check_kernel, fit_kernel
+from algorithms.bayesopt.gp import RESTARTS_MAX, GaussianProcess, _check_kernel, fit_kernel, spread_of
 from algorithms.bayesopt.kernels import SCALE_MAX, Kernel, check_scale
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
@@ -552,6 +552,14 @@ class CEIAskTell:
         return hist.X[i].astype(self.problem.bounds.dtype), float(hist.f[i])
 
 
+def _largest(values) -> float:
+    """max |value| over the finite ``values`` (scalars or arrays), 1.0 when there is none or it is 0."""
+    flat = np.concatenate([np.ravel(np.asarray(v, dtype=np.float64)) for v in values]) if len(values) else \
+        np.empty(0)
+    flat = np.abs(flat[np.isfinite(flat)])
+    return float(flat.max()) if flat.size and flat.max() > 0 else 1.0
+
+
 def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:
     """Exact evaluations (noise = 0): a point seen before (in ``earlier`` = (X, F, C) rows, or twice in the
     batch) with another f or c contradicts it; the zero-noise GPs then fit neither value (their posterior
@@ -559,12 +567,16 @@ def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:
     # + 0.0: -0.0 and 0.0 are one coordinate (their bytes differ)
     seen = {(np.asarray(x, dtype=np.float64) + 0.0).tobytes():
             (float(fv), np.asarray(cv, dtype=np.float64)) for x, fv, cv in zip(*earlier)}
+    # the absolute floor in the values' own units: a fixed 1e-12 let any contradiction of f in units of 1e-13
+    # through, and the GP refused it later naming its own y and jitter
+    units = {"f": _largest([*earlier[1], *np.asarray(F, dtype=np.float64).ravel()]),
+             "c": _largest([*(np.ravel(c) for c in earlier[2]), *np.asarray(C, dtype=np.float64).ravel()])}
     for i, (x, fv, cv) in enumerate(zip(X, F, C)):
         key = (np.asarray(x, dtype=np.float64) + 0.0).tobytes()
         if key in seen:
             f_old, c_old = seen[key]
             for name, old, new in (("f", np.array([f_old]), np.array([fv])), ("c", c_old, np.asarray(cv))):
-                if not np.allclose(old, new, rtol=1e-9, atol=1e-12):
+                if not np.allclose(old, new, rtol=1e-9, atol=1e-12 * units[name]):
                     point = np.asarray(x).tolist()
                     raise ValueError(f"{name} = {new.tolist()!r:.60} at x = {point!r:.60} (row {i}) "
                                      f"contradicts the earlier observation {name} = {old.tolist()!r:.60} at "
@@ -633,7 +645,7 @@ class _Surrogates:
             return
         for j, kernel in enumerate(self.kernels):
             y = outputs[:, j]
-            centre, scale = float(y.mean()), float(y.std()) or 1.0
+            centre, scale = float(y.mean()), spread_of(y) or 1.0   # y.std() was 0 for f ~ 1e-300
             if np.ptp(y) == 0:   # equal values: their std is rounding (5e-17), the prior variance then ~0
                 centre, scale = float(y[0]), 1.0
             # the fitted outputscale (<= 20, the fit box) times the spread²: past the kernels' SCALE_MAX (the
@@ -824,7 +836,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if options.tol is not None:
             return tol
         finite = np.asarray(F)[np.isfinite(F)]
-        spread = float(finite.std()) if finite.size else 0.0
+        spread = spread_of(finite)
         return tol * (spread if spread > 0 else 1.0)
 
     def regret() -> float | None:

@@ -30,6 +30,7 @@ from algorithms._validation import (
     check_bool,
     check_count,
     check_seed,
+    stable_norm,
 )
 from algorithms.bayesopt.kernels import TINY, Kernel, check_scale
 
@@ -52,6 +53,19 @@ DUPLICATE_SIGMAS = 1000.0
 REPEAT_JITTER_MAX = 1e-4
 
 __all__ = ["GaussianProcess", "fit_kernel"]
+
+
+def spread_of(y: np.ndarray) -> float:
+    """The (population) standard deviation of the finite values ``y``, without underflow: ``np.std`` squares
+    the deviations, 0 for values of spread below about 1e-154 (f ~ 1e-300 was then modelled as a constant
+    and searched blind, in silence)."""
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    if not y.size:
+        return 0.0
+    spread = float(y.std())
+    if spread * spread >= np.finfo(np.float64).tiny or np.ptp(y) == 0:   # numpy's own value, bit for bit
+        return spread
+    return stable_norm(y - y.mean()) / float(np.sqrt(y.size))
 
 
 class ReadOnlyError(AttributeError, ValueError):
@@ -356,7 +370,7 @@ def fit_kernel(
     # 10: far outside standardized data (whose mean is 0 and standard deviation 1)
     # and 0.1 below: y of spread 1e-3 put the outputscale at the box's lower edge (0.05) and moved the
     # lengthscale, returned as the likelihood's maximum (red14a); constant y (spread 0) stays valid
-    spread = float(y.std()) if y.size else 0.0
+    spread = spread_of(y)   # y.std() was 0 below ~1e-154: y of spread 1e-200 passed as "constant"
     if y.size and (abs(float(y.mean())) > 10.0 or spread > 10.0 or 0.0 < spread < 0.1):
         raise ValueError(f"y must be standardized (mean 0, variance 1: |mean| <= 10 and standard deviation "
                          f"in [0.1, 10], or 0 for constant y), got mean {float(y.mean()):.3g} and "

@@ -48,3 +48,17 @@ def test_scaled_problems_are_solved_alike(x_unit, f_unit):
     assert abs(sol.value / f_unit - reference.value) <= 1e-6
     if sol.retcode.successful:
         assert sol.value / f_unit - 0.005 <= 1e-6
+
+
+@pytest.mark.parametrize("f_unit, c_unit", [(1e-300, 1.0), (1.0, 1e-300), (1e-160, 1e30)])
+def test_values_of_tiny_spread_are_modelled_not_flattened(f_unit, c_unit):
+    # red16a: np.std of values ~1e-300 underflowed to 0, so f (or c) was modelled as a constant and searched
+    # blind: [0.1614, 0.8338] at 4 times the unscaled run's f (0.005016 at [0.2495, 0.7503])
+    def run(fs: float, cs: float):
+        problem = ConstrainedBOProblem(lambda x: fs * float((x[0] - 0.3) ** 2 + (x[1] - 0.8) ** 2),
+                                       lambda x: cs * float(x[0] + x[1] - 1.0), [[0.0, 1.0], [0.0, 1.0]],
+                                       initial=5)
+        return solve(problem, CEI(n_candidates=200), maxiters=6, seed=0)
+
+    reference, sol = run(1.0, 1.0), run(f_unit, c_unit)   # the runs differ by rounding only: as good
+    assert sol.value / f_unit <= 1.1 * reference.value and float(sol.x.sum()) <= 1.0
