@@ -66,6 +66,9 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     tol = options.tolerance(1e-10)
     gap_tol, grad_tol = problem.stopping_tolerances(tol)  # relative: run_descent's rule
     f_star = problem.f_star if problem.gap_informative else None  # f's rounding hides the gap: ∇f decides
+
+    def gap_met(fx: float) -> bool:  # only where f's rounding at fx resolves gap_tol (an offset f = g + 1e12)
+        return f_star is not None and problem.gap_resolved(fx, gap_tol) and fx - f_star <= gap_tol
     monitor = IterationMonitor(options, total=maxiters, desc="L-BFGS-B")
     x0 = problem.x0.astype(np.float64)
 
@@ -88,7 +91,7 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         if record(state["k"], fx, intermediate_result.x):
             state["terminated"] = True
             raise StopIteration
-        if f_star is not None and fx - f_star <= gap_tol:
+        if gap_met(fx):
             raise StopIteration
 
     def fun(x):  # value()/gradient() refuse a non-finite point; scipy's line search may try one: NaN
@@ -113,15 +116,16 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     stats.grad_calls = int(result.njev)
     if not (math.isfinite(fx) and np.all(np.isfinite(x))):
         retcode = RetCode.Diverged
-    elif (f_star is not None and fx - f_star <= gap_tol) or gnorm <= grad_tol:
-        if check_stationary_gap(problem, None if f_star is None else fx - f_star, gnorm, gap_tol,
+    elif state["terminated"]:  # before the test: a True for the record where it holds ended Success
+        retcode = RetCode.Terminated
+    elif gap_met(fx) or gnorm <= grad_tol:
+        resolved = f_star is not None and problem.gap_resolved(fx, gap_tol)
+        if check_stationary_gap(problem, fx - f_star if resolved else None, gnorm, gap_tol,
                                 tol * problem.scale_grad):
             check_f_star_not_above(problem, fx, gap_tol)
             retcode = RetCode.Success
         else:  # stopped by a loose bound's rounding floor with the gap open
             retcode = RetCode.Stalled
-    elif state["terminated"]:
-        retcode = RetCode.Terminated
     elif result.nit >= maxiters:
         retcode = RetCode.MaxIters
     else:

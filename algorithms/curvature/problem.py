@@ -121,9 +121,12 @@ class CurvatureProblem(Problem):
 
     Parameters
     ----------
-    f, grad : callables ``x -> float`` and ``x -> (d,) array``; ``grad`` returns floats at least as precise
-        as ``x0`` (a float32, float16 or integer gradient beside a float64 ``x0`` is refused by name, naming
-        ``grad(x)``; a list or a more precise array is read as float64).
+    f, grad : callables ``x -> float`` and ``x -> (d,) array``, both at least as precise as ``x0``: ``f``
+        returns a real number (a Python float, a Fraction, or a numpy/torch scalar or 0-d array; an int, or
+        an np.float32/float16 or integer-dtype value beside a float64 ``x0``, is refused by name, naming
+        ``f(x)``: Polyak and LCD2 stop on the rounded f − f*), ``grad`` floats (a float32, float16 or integer
+        gradient beside a float64 ``x0`` is refused by name, naming ``grad(x)``; a list or a more precise
+        array is read as float64).
     curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
         non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted). Checked at
         ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
@@ -279,6 +282,15 @@ class CurvatureProblem(Problem):
         if self.f_star is not None:
             rounding = 16 * float(np.finfo(self.dtype).eps) * max(abs(f0), abs(self.f_star))
             object.__setattr__(self, "gap_informative", bool(scale_f > rounding))
+
+    def gap_resolved(self, fx: float, gap_tol: float) -> bool:
+        """Whether the gap test f − f* <= ``gap_tol`` can be decided at f's value ``fx``: ``gap_tol`` above
+        f's rounding there, 16 eps max(|f|, |f*|) (f = ‖x‖² + 1e12 with f* = 1e12: the computed gap hit 0 by
+        cancellation 1e5 times above tol·S, and every method reported Success far from x*; red16b). When it
+        cannot, the gradient test decides."""
+        if self.f_star is None or not self.gap_informative:
+            return False
+        return gap_tol > 16 * float(np.finfo(self.dtype).eps) * max(abs(fx), abs(self.f_star))
 
     def _check_minimizer(self, f_at: float, g: np.ndarray) -> None:
         """Refuse an ``x_star`` that a gradient step from it improves: f convex and differentiable, so a
@@ -830,7 +842,7 @@ def run_descent(
             stats.grad_calls += 1
             stats.iterations = k
             gap = None if problem.f_star is None else fx - problem.f_star
-            tested_gap = gap if problem.gap_informative else None  # f's rounding hides the gap: ∇f decides
+            tested_gap = gap if problem.gap_resolved(fx, gap_tol) else None  # else ∇f decides
             gnorm = stable_norm(g)
             blown_up = fx - problem.f0 > BLOWUP_FACTOR * max(1.0, abs(problem.f0))
             if blown_up or not (in_working_range(fx) and in_working_range(g)):
@@ -838,6 +850,10 @@ def run_descent(
                 retcode = RetCode.Diverged
                 break
             stop = monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
+            # a True for the record where the test also holds stops it too (core's rule; it ended Success)
+            if stop and maxiters > 0:
+                retcode = RetCode.Terminated
+                break
             if k > 0 or maxiters > 0:
                 if (tested_gap is not None and tested_gap <= gap_tol) or gnorm <= grad_tol:
                     tol_grad = tol * problem.scale_grad
@@ -847,10 +863,7 @@ def run_descent(
                     check_f_star_not_above(problem, fx, gap_tol)
                     retcode = RetCode.Success
                     break
-            if stop and maxiters > 0:  # maxiters = 0 returns x0 with MaxIters, whatever the callback says
-                retcode = RetCode.Terminated
-                break
-            if k == maxiters:
+            if k == maxiters:  # maxiters = 0 returns x0 with MaxIters, whatever the callback says
                 retcode = RetCode.MaxIters
                 break
             with run_values():

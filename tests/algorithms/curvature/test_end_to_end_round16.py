@@ -1,0 +1,61 @@
+"""Round 16: options end to end on every method of the family (a callback's True at the record where the
+stopping test also holds ends ``Terminated``, as at every other record and in the other families)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algorithms import RetCode, solve
+from tests.algorithms.curvature.cases_lcd import CASES
+
+
+@pytest.mark.parametrize("make", CASES, ids=[m.__name__ for m in CASES])
+def test_a_callback_true_at_the_converged_record_ends_terminated(make):
+    problem, algorithm = make(np.float64)
+    base = solve(problem, algorithm, store_trace=True)
+    assert base.retcode is RetCode.Success
+    last = len(base.trace)
+    for k in (1, last // 2, last):
+        calls: list = []
+
+        def stop_at_k(record, k=k, calls=calls):
+            calls.append(record)
+            return len(calls) == k
+
+        sol = solve(problem, algorithm, store_trace=True, callback=stop_at_k)
+        assert sol.retcode is RetCode.Terminated, (k, last, sol.retcode)
+        assert len(calls) == k and len(sol.trace) == k
+
+
+@pytest.mark.parametrize("answer", [np.float32(1.0), np.array(1.0, dtype=np.float32), 1])
+def test_f_answering_less_precise_than_x0_is_refused_by_name(answer):
+    from algorithms.curvature import CurvatureProblem
+
+    with pytest.raises(TypeError, match=r"f\(x\) must return a float at least as precise"):
+        CurvatureProblem(f=lambda x: answer, grad=lambda x: 2 * x, curvature=lambda x: 2 * np.ones_like(x),
+                         L_C=0.0, x0=np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("offset", [1e8, 1e10, 1e12])
+@pytest.mark.parametrize("name", ["GradientDescent", "LCD1", "LCD2", "LCD3", "Polyak", "LBFGS"])
+def test_an_offset_f_is_no_success_short_of_the_criterion(offset, name):
+    """f = ‖x‖⁴ + c (or ‖x‖² + c) with f* = c: a Success must meet f − f* <= tol·S in exact terms (the gap
+    test ran below f's rounding, so every method reported Success 1e3..1e5 times above it; red16b)."""
+    import algorithms.curvature as C
+    from algorithms.curvature import CurvatureProblem
+
+    quartic = CurvatureProblem(f=lambda x: float((x @ x) * (x @ x)) + offset, grad=lambda x: 4 * (x @ x) * x,
+                               curvature=lambda x: 4 * (x @ x) * np.ones_like(x), L_C=np.inf,
+                               x0=np.array([1.0, 2.0]), f_star=offset)
+    quadratic = CurvatureProblem(f=lambda x: float(x @ x) + offset, grad=lambda x: 2 * x,
+                                 curvature=lambda x: 2 * np.ones_like(x), L_C=0.0, x0=np.array([1.0, 2.0]),
+                                 f_star=offset, L=2.0)
+    for problem, power in ((quartic, 2), (quadratic, 1)):
+        if name == "LCD1" and power == 2:
+            continue  # LCD1 needs a finite L_C
+        algorithm = getattr(C, name)(lr=0.05) if name == "GradientDescent" else getattr(C, name)()
+        sol = solve(problem, algorithm, maxiters=20_000)
+        exact_gap = float(sol.x @ sol.x) ** power
+        if sol.retcode is RetCode.Success:
+            assert exact_gap <= 1e-10 * problem.scale_f * (1 + 1e-6), (power, exact_gap)
