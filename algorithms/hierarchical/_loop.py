@@ -174,8 +174,9 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
             if grad_norm <= tol:
                 if t == 1:
                     _check_oracles(problem, x, y)
-                retcode = RetCode.Success
-                monitor.record(iteration=t, grad_phi_norm=grad_norm)
+                # a True for this record stops the run too (core's rule): it ended Success in silence
+                stopped = monitor.record(iteration=t, grad_phi_norm=grad_norm)
+                retcode = RetCode.Terminated if stopped else RetCode.Success
                 break
             if t == 1:
                 x, y, record = _first_step(step, x, y, 1, x, y, rng)
@@ -195,8 +196,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
         monitor.close()
     try:
         phi = call_user("phi(x)", problem.phi, x.copy(), keep=_PASS) if np.all(np.isfinite(x)) else math.nan
-        if isinstance(phi, np.floating):  # an np.float16 / np.float32 Φ beside float64 iterates
-            check_precision("phi(x)", np.asarray(phi), x)
+        # an np.float16 / np.float32 Φ beside float64 iterates; a 0-d array or tensor of them too
+        check_precision("phi(x)", phi, x)
         value = returned_scalar("phi(x)", phi)
     except NonFinitePoint:  # a built-in phi overflowing at the last iterate: reported below as Diverged
         value = float("inf")

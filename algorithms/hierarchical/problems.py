@@ -208,7 +208,9 @@ class MinimaxProblem(Problem):
     gradient of f, arrays at least as precise as ``x0`` (a float32, float16 or integer part beside float64
     iterates is refused by name; ``grad_phi`` too); the oracle adds noise of level ``sigma`` and law
     ``noise`` to both parts.
-    ``phi(x)`` (a callable x -> a finite real) is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` (a callable x ->
+    ``phi(x)`` (a callable x -> a finite real: a Python float or int, a Fraction, or a numpy/torch scalar or
+    0-d array at least as precise as ``x0``, an np.float32/float16 or integer-dtype Φ beside float64 iterates
+    being refused by name) is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` (a callable x ->
     an array of x's shape) its exact gradient, used for the
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
     finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
@@ -272,7 +274,7 @@ class BilevelProblem(Problem):
     l_g1, in the working range [1.18e-38, 3.4e38]; a solve with Theorem 4.2's series length, the
     algorithms' ``neumann_terms=None``, also needs that length at most 10**6 terms: mu_g / l_g1 at least
     about 1.5 log(T) / 10**6, 1.4e-5 at the default T = 10**4 iterations, else it is refused naming mu_g).
-    ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its
+    ``phi(x)`` is Φ(x) (a finite real, with ``MinimaxProblem``'s precision rule) and ``grad_phi(x)`` its
     exact gradient (the recorded
     stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D starting points
     (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it; an integer or
