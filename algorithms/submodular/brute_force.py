@@ -81,11 +81,11 @@ def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveO
     def visit(current: frozenset, start: int) -> None:
         if best["count"] >= cap:
             raise _Stop
-        value = oracle.value(current)
+        value = oracle.exact_value(current)
         best["count"] += 1
         if best["count"] == 1 or value > best["value"]:
             best["set"], best["value"] = current, value
-        if monitor.record(iteration=best["count"], value=value, size=len(current)):
+        if monitor.record(iteration=best["count"], value=float(value), size=len(current)):
             raise _Terminated
         for index in range(start, len(elements)):
             if oracle.can_add(current, elements[index]):
@@ -105,7 +105,7 @@ def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveO
     finally:
         monitor.close()
     if options.store_trace and not monitor.trace:
-        monitor.trace.append({"iteration": 0, "value": best["value"], "size": 0})
+        monitor.trace.append({"iteration": 0, "value": float(best["value"]), "size": 0})
     stats = Stats(iterations=best["count"], f_calls=oracle.value_queries)
     return Solution(x=problem.indicator(best["set"]), value=float(best["value"]), retcode=retcode,
                     stats=stats, trace=monitor.trace,

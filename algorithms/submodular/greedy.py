@@ -47,7 +47,7 @@ def lazy_greedy(oracle: CountingOracle, elements: Sequence[Hashable], maxsteps: 
                 monitor: IterationMonitor | None = None) -> tuple[frozenset, float, bool]:
     """(S, f(S), finished): greedy over ``elements`` with at most ``maxsteps`` additions."""
     chosen: frozenset = frozenset()
-    value = oracle.value(chosen)
+    value = oracle.exact_value(chosen)
     heap = [(-math.inf, order, -1, 0.0) for order in range(len(elements))]  # unknown gains: +inf bounds
     steps = 0
     while heap:
@@ -59,13 +59,13 @@ def lazy_greedy(oracle: CountingOracle, elements: Sequence[Hashable], maxsteps: 
             if steps >= maxsteps:
                 return chosen, value, False
             chosen, value, steps = chosen | {element}, with_element, steps + 1
-            if monitor is not None and monitor.record(iteration=steps, value=value, element=element,
+            if monitor is not None and monitor.record(iteration=steps, value=float(value), element=element,
                                                       queries=oracle.queries):
                 return chosen, value, False
             continue
         if not oracle.can_add(chosen, element):
             continue
-        with_element = oracle.value(chosen | {element})
+        with_element = oracle.exact_value(chosen | {element})
         heapq.heappush(heap, (-(with_element - value), order, steps, with_element))
     return chosen, value, True
 
@@ -88,7 +88,8 @@ def static_solve(problem: MatchoidMaximization, elements: Sequence[Hashable],
     finally:
         monitor.close()
     if options.store_trace and not monitor.trace:
-        monitor.trace.append({"iteration": 0, "value": value, "element": None, "queries": oracle.queries})
+        monitor.trace.append({"iteration": 0, "value": float(value), "element": None,
+                              "queries": oracle.queries})
     stats = Stats(iterations=len(chosen), f_calls=oracle.value_queries)
     return Solution(x=problem.indicator(chosen), value=float(value), retcode=retcode, stats=stats,
                     trace=monitor.trace, original={"solution": chosen, "queries": oracle.queries,

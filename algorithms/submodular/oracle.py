@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -62,8 +63,21 @@ def check_set_function(f) -> Callable[[frozenset], float]:
     return f
 
 
-def checked_value(raw: Any, subset: frozenset) -> float:
-    """``raw`` = f(subset) as a float, finite and >= 0, else an error naming f and the set."""
+def _exact(raw: Any) -> int | Fraction | None:
+    """``raw`` as an exact Python number when it is one (an int, a numpy int, a Fraction), else None."""
+    if isinstance(raw, bool | np.bool_):
+        return None
+    if isinstance(raw, int | np.integer):
+        return int(raw)
+    if isinstance(raw, Fraction):
+        return raw
+    return None
+
+
+def checked_value(raw: Any, subset: frozenset, *, exact: bool = False) -> float | int | Fraction:
+    """``raw`` = f(subset) as a float, finite and >= 0, else an error naming f and the set. With ``exact``, an
+    int or Fraction answer is returned as it is (the methods compare gains in it: 10**17 + |S| rounded to
+    float64 made every gain 0, and an exact method returned the empty set with Success)."""
     try:  # a str "1" was parsed by float(), a bool counted as 0/1, a 1-element list unpacked
         value = returned_scalar("f", raw)
     except TypeError as exc:
@@ -74,7 +88,8 @@ def checked_value(raw: Any, subset: frozenset) -> float:
     if value < 0:
         raise NegativeValueError(f"f must be non-negative (the theorem needs f >= 0), got "
                                  f"f(S) = {value!r} for S = {_show(subset)}")
-    return value
+    exact_value = _exact(raw) if exact else None
+    return value if exact_value is None else exact_value
 
 
 def check_matchoid(matchoid) -> Matchoid:
@@ -101,14 +116,20 @@ class CountingOracle:
         collection :func:`~algorithms.submodular.matroids.elements_of` takes (a list, tuple, set or range of
         hashables), converted to the frozenset ``f`` receives. Every element must lie in some matroid of the
         matchoid (its ground set), as the problems require; one outside is refused by name."""
-        subset = as_subset("subset", subset)  # a list reached f as is; unhashable members met f's own error
+        # a list reached f as is; unhashable members met f's own error (as_subset in exact_value)
+        return float(self.exact_value(subset))
+
+    def exact_value(self, subset: frozenset) -> float | int | Fraction:
+        """:meth:`value`, with an int or Fraction answer of ``f`` kept exact (the methods compare its gains in
+        exact arithmetic; a float answer is returned as a float)."""
+        subset = as_subset("subset", subset)
         outside = [e for e in subset if not self.matchoid.covers(e)]
         if outside:  # MatchoidMaximization and UpdateStream refuse such an element; the oracle answered
             raise ValueError(f"subset holds {len(outside)} element(s) in no matroid of the matchoid (outside "
                              f"its ground set): {_show(frozenset(outside))}")
         self.value_queries += 1
         # the user's own KeyError reached the caller bare: named (ValueError/TypeError pass)
-        return checked_value(call_user("f(S)", self.f, subset, keep=_PASS), subset)
+        return checked_value(call_user("f(S)", self.f, subset, keep=_PASS), subset, exact=True)
 
     def _matroid(self, j: Any):
         """Matroid j of the matchoid, j an int in [0, number of matroids) (5 gave an IndexError)."""

@@ -127,7 +127,9 @@ class MatchoidMaximization(_SetProblem):
     """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone.
 
     What is checked of ``f``: that it is callable with one argument, and at every query that it returns a
-    finite real >= 0 (else the solve ends ``Failure``/``Diverged``, or raises naming ``f``). Its
+    finite real >= 0 (else the solve ends ``Failure``/``Diverged``, or raises naming ``f``). Greedy,
+    SampleGreedy, BruteForce and RecomputeFromScratch compare an int or Fraction answer exactly (10**17 + |S|
+    keeps its gains of 1); a float answer in float64. Its
     submodularity is sampled when the problem is built (an exhaustive check costs 2^n evaluations): 8
     seeded diminishing-returns tests f(A ∪ {e}) − f(A) >= f(B ∪ {e}) − f(B) for A ⊂ B ⊆ ``elements``,
     e ∉ B (32 evaluations of f); a failed one is refused naming ``f`` and the sets (f(S) = |S|² ran

@@ -58,7 +58,7 @@ def _solve(problem: UpdateStream, algorithm: RecomputeFromScratch, options: Solv
     oracle = CountingOracle(problem.f, problem.matchoid)
     rank = {e: i for i, e in enumerate(problem.universe)}
     present: set = set()
-    state = {"set": frozenset(), "value": oracle.value(frozenset()), "time": 0}
+    state = {"set": frozenset(), "value": oracle.exact_value(frozenset()), "time": 0}
     entropy = np.random.SeedSequence(options.seed).entropy
 
     def step(kind: str, element) -> None:
@@ -74,7 +74,7 @@ def _solve(problem: UpdateStream, algorithm: RecomputeFromScratch, options: Solv
         state["set"], state["value"] = chosen, value
 
     retcode, processed, trace, message = run_stream(
-        problem, options, step, lambda: (state["set"], state["value"]), lambda: oracle.queries, dict)
+        problem, options, step, lambda: (state["set"], float(state["value"])), lambda: oracle.queries, dict)
     stats = Stats(iterations=processed, f_calls=oracle.value_queries)
     return Solution(x=problem.indicator(state["set"]), value=float(state["value"]), retcode=retcode,
                     stats=stats, trace=trace,
