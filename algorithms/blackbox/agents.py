@@ -73,7 +73,8 @@ def _features(features) -> torch.Tensor:
         raise ValueError(f"features must hold the {N_FEATURES} problem features, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError("features contains NaN or inf entries")
-    return torch.as_tensor(array, dtype=torch.float32)
+    # float64: each agent converts them to its own dtype (a float32 detour rounded a float64 agent's features)
+    return torch.as_tensor(array, dtype=torch.float64)
 
 
 def _checked_features(features) -> torch.Tensor:

@@ -6,11 +6,14 @@ thing as for DesignX, and no baseline ever evaluates past the budget.
 
 * :class:`ScipyDE`: ``scipy.optimize.differential_evolution`` (``vectorized=True``,
   ``updating="deferred"``, ``polish=False`` so that no L-BFGS-B evaluations are spent outside
-  the count, ``tol = atol = 0``); the wrapped objective raises an internal stop once the budget
-  is spent (or the target reached) and the best point the evaluator saw is returned.
+  the count, ``tol = 0``, ``atol = -1``: scipy's convergence test never ends a run, so values of tiny spread,
+  whose standard deviation underflows to 0, and a flat f run on like any other); the wrapped objective raises
+  an internal stop once the budget is spent (or the target reached) and the best point the evaluator saw is
+  returned.
 * :class:`CMAES`: ``cma`` (pycma) ask/tell with box bounds, x0 uniform in the box, σ0 =
   ``sigma0``·mean width, default population size, restarted from a fresh x0 when pycma's own
-  termination criteria fire, until the budget is spent.
+  termination criteria fire, until the budget is spent (its value tolerances ``tolfun``/``tolfunhist`` in f's
+  units: times the power of two nearest |f(x0)| when that lies outside [2**-10, 2**10]).
 * :class:`PSO`: inertia-weight PSO (w = 0.7298, c1 = c2 = 1.49618, Clerc-Kennedy's values),
   swarm of 40, clipping, built from the same components as the modular space.
 * :class:`RandomSearch`: uniform samples in batches of ``batch``.
@@ -40,6 +43,7 @@ R. Eberhart 1995, M. Clerc, J. Kennedy 2002 (PSO); H. Guo et al. DesignX, arXiv:
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 import threading
@@ -156,7 +160,7 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = differential_evolution(fun, bounds, strategy=algorithm.strategy, maxiter=maxiter,
-                                         popsize=algorithm.popsize, tol=0.0, atol=0.0,
+                                         popsize=algorithm.popsize, tol=0.0, atol=-1.0,
                                          mutation=algorithm.mutation, recombination=algorithm.recombination,
                                          rng=options.seed, polish=False,
                                          init=algorithm.init, updating="deferred", vectorized=True,
@@ -176,6 +180,15 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
         monitor.close()
     return finish(problem, ev, RunResult(stop, len(trace), 0, trace, np.atleast_2d(problem.lower)), options,
                   {"backend": res})
+
+
+def _unit(value: float) -> float:
+    """1.0, or the power of two nearest |value| when that lies outside [2**-10, 2**10] (a non-finite or zero
+    value: 1.0): the units of f that absolute tolerances are scaled to."""
+    if not (math.isfinite(value) and value != 0.0):
+        return 1.0
+    k = round(math.log2(abs(value)))
+    return 1.0 if -10 <= k <= 10 else 2.0 ** k
 
 
 #: above this dimension pycma's median-based stagnation stop (option ``tolstagnation``) is switched off
@@ -247,6 +260,10 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
     trace, stop, restarts = [], "budget", -1
     x0 = (rng.uniform(box_lo, box_hi) - mid) / half
     ev(to_box(x0[None]))
+    # pycma's value tolerances (tolfun 1e-11, tolfunhist 1e-12) are absolute: f in units of 1e-20 ended every
+    # restart at once (285 restarts, 0.0061 where the unscaled run reaches 2.7e-16); they go in f's units,
+    # the power of two nearest |f(x0)| (1 for f of ordinary size, whose runs are unchanged)
+    f_unit = _unit(ev.first_value)
     # pycma needs dimension >= 2: a 1-D problem runs with one dummy coordinate that f never sees
     dummy = problem.dim == 1
     cma_lo, cma_hi = (np.r_[lo, 0.0], np.r_[hi, 1.0]) if dummy else (lo, hi)
@@ -257,7 +274,9 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
             opts = {"bounds": [cma_lo.tolist(), cma_hi.tolist()], "seed": int(rng.integers(1, 2**31)),
                     "verbose": -9,
                     "maxfevals": ev.remaining,
-                    "tolstagnation": 0 if problem.dim > CMA_STAGNATION_OFF_ABOVE else None}
+                    "tolstagnation": 0 if problem.dim > CMA_STAGNATION_OFF_ABOVE else None,
+                    "tolfun": 1e-11 * f_unit if f_unit != 1.0 else None,
+                    "tolfunhist": 1e-12 * f_unit if f_unit != 1.0 else None}
             opts = {k: v for k, v in opts.items() if v is not None}
             if algorithm.popsize is not None:
                 opts["popsize"] = algorithm.popsize

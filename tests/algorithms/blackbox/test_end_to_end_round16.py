@@ -33,3 +33,45 @@ def test_callback_true_at_the_last_record_is_terminated(name, target):
     assert full.retcode in (RetCode.MaxIters, RetCode.Success)
     assert stopped.retcode is RetCode.Terminated
     assert len(stopped.trace) == last and stopped.value == full.value
+
+
+def _sphere(unit: float, target: float | None = None) -> BlackBoxProblem:
+    return BlackBoxProblem(lambda x: unit * float(np.sum((np.asarray(x, dtype=float) - 0.3) ** 2)),
+                           ([-1.0] * 3, [1.0] * 3), budget=2000,
+                           target=None if target is None else target * unit)
+
+
+@pytest.mark.parametrize("unit", [1e-10, 1e-20, 1e-300, 1e30])
+@pytest.mark.parametrize("name", ["CMAES", "ScipyDE"])
+def test_the_units_of_f_change_nothing(name, unit):
+    # red16a: pycma's absolute tolfun/tolfunhist ended every restart of f x 1e-20 at once (285 restarts,
+    # 0.0061 against 2.7e-16); scipy's convergence test fired when the std of values ~1e-300 underflowed to 0
+    # (MaxIters after 90 of 2000 evaluations)
+    algorithm = ALGORITHMS[name]
+    for target in (None, 1e-6):
+        reference = solve(_sphere(1.0, target), algorithm, seed=3)
+        scaled = solve(_sphere(unit, target), algorithm, seed=3)
+        assert scaled.retcode is reference.retcode
+        assert scaled.stats.f_calls == reference.stats.f_calls
+        assert scaled.value / unit == pytest.approx(reference.value, rel=1e-6)
+
+
+def test_scipy_de_runs_a_flat_f_to_its_budget():
+    # scipy's convergence test (std of the energies <= 0) stopped a constant f after one generation, reported
+    # MaxIters though neither the budget nor maxiters had ended the run
+    sol = solve(BlackBoxProblem(lambda x: 1.0, ([-1.0] * 2, [1.0] * 2), budget=500), ScipyDE(), seed=0)
+    assert sol.retcode is RetCode.MaxIters and sol.stats.f_calls == 500
+
+
+def test_a_float64_agent_reads_float64_features_unrounded():
+    # features went through float32 before a .double() agent converted them: its logits were those of the
+    # float32-rounded features (1 + 1e-9 read as 1)
+    import torch
+
+    from algorithms.blackbox import WorkflowGenerator
+
+    agent = WorkflowGenerator(seed=0).double()
+    features = np.linspace(-1.0, 1.0, 13) * (1 + 1e-9)
+    start = agent.feature(torch.as_tensor(features).reshape(1, 13)) + agent.pos[:1]
+    by_hand = agent.head(agent.body(start[None], mask=torch.zeros(1, 1, dtype=torch.float64))[0, -1])
+    assert torch.equal(agent.logits(features, ()), by_hand)
