@@ -163,7 +163,8 @@ class LinearOperator:
 
     Subclasses set ``image_shape`` and ``measurement_shape`` and implement ``_forward`` and ``_adjoint`` on
     tensors with one batch dimension (one left out raises an ``AbstractMethodError``, a TypeError and a
-    NotImplementedError naming it, when used, never a stand-in map);
+    NotImplementedError naming it, when used, never a stand-in map); a subclass's methods get a copy of their
+    input, so one that writes into its argument changes neither the caller's tensor nor a solver's iterate;
     ``forward``/``adjoint`` check the type, dtype (float32 or float64), shape and finiteness of their input
     (NaN/inf named) and compute in the input's dtype: a float32 image gives float32 measurements whatever the
     dtype of the operator's own data (a matrix, a spectrum), which is cast to the input's (so one operator
@@ -316,8 +317,15 @@ class LinearOperator:
         if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
             return flat.new_zeros((*batch, *self.measurement_shape))
         # a subclass's own code: its ZeroDivisionError or KeyError named no operator (ours raise none)
-        out = call_user(f"{type(self).__name__}._forward(x)", self._forward, flat, keep=_OWN_ERRORS)
+        out = call_user(f"{type(self).__name__}._forward(x)", self._forward, self._own(flat),
+                        keep=_OWN_ERRORS)
         return self._returned("_forward(x)", out, flat, self.measurement_shape, batch)
+
+    def _own(self, value: torch.Tensor) -> torch.Tensor:
+        """The input a user's subclass gets: a copy (its ``_forward``/``_adjoint`` writing into its
+        argument, ``x.mul_(2)``, changed the caller's image or the solver's iterate, and the dot-product test
+        then blamed ``_adjoint``); the package's own operators never write into it and get the tensor."""
+        return value if type(self).__module__.startswith("algorithms.") else value.clone()
 
     def _returned(self, call: str, out: Any, flat: torch.Tensor, shape: tuple[int, ...],
                   batch: tuple) -> torch.Tensor:
@@ -340,7 +348,8 @@ class LinearOperator:
         flat, batch = self._check("y", y, self.measurement_shape)
         if flat.shape[0] == 0:
             return flat.new_zeros((*batch, *self.image_shape))
-        out = call_user(f"{type(self).__name__}._adjoint(y)", self._adjoint, flat, keep=_OWN_ERRORS)
+        out = call_user(f"{type(self).__name__}._adjoint(y)", self._adjoint, self._own(flat),
+                        keep=_OWN_ERRORS)
         return self._returned("_adjoint(y)", out, flat, self.image_shape, batch)
 
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
@@ -374,11 +383,11 @@ class LinearOperator:
     def _forward_one(self, x: torch.Tensor) -> torch.Tensor:
         """H x for a batch of one image ``(1, h, w)``, unchecked (the power iterations' inner map: the
         shapes are fixed once, and the checks of ``forward`` cost more than a small H)."""
-        return self._returned("_forward(x)", self._forward(x), x, self.measurement_shape, (1,))
+        return self._returned("_forward(x)", self._forward(self._own(x)), x, self.measurement_shape, (1,))
 
     def _adjoint_one(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for a batch of one measurement ``(1, *measurement_shape)``, unchecked."""
-        return self._returned("_adjoint(y)", self._adjoint(y), y, self.image_shape, (1,))
+        return self._returned("_adjoint(y)", self._adjoint(self._own(y)), y, self.image_shape, (1,))
 
     def _check_written(self, name: str) -> None:
         """A tensor of the operator written in place since construction (``H.weight[0, 0] = 2.0``, finite and

@@ -1,11 +1,13 @@
 """Round 16: imaging end to end against hand-written references (valid inputs, documented formulas)."""
 
+import numpy as np
 import pytest
 import torch
 
 from algorithms import RetCode, solve
 from algorithms.imaging import (
     InverseProblem,
+    LinearOperator,
     MatrixOperator,
     NullSpaceNet,
     PnPADMM,
@@ -77,3 +79,31 @@ def test_pgd_and_admm_match_their_update_rules(scale):
     sol = solve(problem, PnPADMM(prior=prior, penalty=beta, cg_iters=200), maxiters=k, tol=1.2e-38)
     torch.testing.assert_close(torch.as_tensor(sol.x).reshape(-1), z, rtol=1e-10,
                                atol=1e-10 * float(z.abs().max()))
+
+
+class _Mutating(LinearOperator):
+    """A user's operator whose maps write into their argument (and undo it in their output)."""
+
+    def __init__(self, M):
+        self.image_shape, self.measurement_shape, self._M = (4, 4), (M.shape[0],), M
+
+    def _forward(self, x):
+        x.mul_(2.0)
+        return (x.reshape(x.shape[0], -1) @ self._M.T) / 2
+
+    def _adjoint(self, y):
+        y.mul_(3.0)
+        return ((y @ self._M) / 3).reshape(y.shape[0], 4, 4)
+
+
+def test_user_operator_writing_into_its_input_changes_nothing():
+    """The subclass got the caller's tensor (a view of it): H(x) doubled the caller's x, and the problem's
+    dot-product test refused the operator blaming _adjoint."""
+    problem, M, _ = _problem()
+    H = _Mutating(M)
+    x = torch.ones(4, 4, dtype=torch.float64)
+    torch.testing.assert_close(H(x), M @ torch.ones(16, dtype=torch.float64))
+    assert torch.equal(x, torch.ones(4, 4, dtype=torch.float64))
+    mine = solve(InverseProblem(H, problem.y), PnPPGD(prior=TVPrior(weight=1e-3), lr=0.3), maxiters=20)
+    ref = solve(problem, PnPPGD(prior=TVPrior(weight=1e-3), lr=0.3), maxiters=20)
+    np.testing.assert_allclose(mine.x, ref.x, rtol=1e-10, atol=1e-12)  # y·3/3: rounding only
