@@ -32,7 +32,9 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     passed on to the family (its docstring says what it does with it).
 ``callback`` (callable or None)
     called as ``callback(record)`` with the per-iteration record (a dict);
-    returning ``True`` stops the run with ``RetCode.Terminated`` (``None`` or ``False``
+    returning ``True`` stops the run with ``RetCode.Terminated``, also on the record where the method's
+    own criterion held or its horizon was reached (``solve`` enforces it for every iterative method:
+    a ``True`` never ends ``Success``, ``MaxIters`` or ``MaxTime``; ``None`` or ``False``
     continue; any other return value raises a ``TypeError`` naming ``callback``; an exception it raises
     is re-raised as ``UserCallableError``, a ``ValueError`` naming ``callback(record)``, with the
     callback's own exception as its ``__cause__``). It is called at
@@ -68,7 +70,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from plum import Dispatcher
@@ -228,8 +230,26 @@ def rebuilt_by_factory(factory: Callable[..., Any]) -> Callable[..., Any]:
     return build
 
 
+#: the words of a one-pass method's docstring (core's callback rule: called once, after the run)
+ONE_PASS_WORDS = "One pass for ``callback``"
+
+
 class Algorithm(metaclass=_KeepsBuiltFields):
-    """Base class of every algorithm type: a frozen dataclass holding hyperparameters only."""
+    """Base class of every algorithm type: a frozen dataclass holding hyperparameters only.
+
+    ``one_pass`` (a class attribute, read from the docstring: True when it carries
+    :data:`ONE_PASS_WORDS`) marks a method that runs in one pass and calls ``callback`` once, after the
+    run, so that a ``True`` it returns keeps the run's retcode; every other method stopped by a ``True``
+    ends ``Terminated``.
+    """
+
+    one_pass: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__")
+        if doc:  # the docstring is the contract users read: the flag follows it (none: inherited)
+            cls.one_pass = ONE_PASS_WORDS in doc
 
 
 @dataclass
@@ -754,16 +774,27 @@ def _import_families() -> None:
             importlib.import_module(module.name)
 
 
+#: the retcodes a callback's True replaces with Terminated (a divergence or a failure it does not hide)
+_STOPPABLE = frozenset({RetCode.Success, RetCode.MaxIters, RetCode.MaxTime})
+
+
 class _CountedCallback:
     """The user's callback, counting its calls (so ``solve`` knows whether a run made any)."""
 
     def __init__(self, callback: Callable[[dict[str, Any]], Any]) -> None:
         self.callback = callback
         self.calls = 0
+        #: True once the callback asked to stop during the run
+        self.stopped = False
 
     def __call__(self, record: dict[str, Any]) -> Any:
         self.calls += 1
-        return call_user("callback(record)", self.callback, record)
+        answer = call_user("callback(record)", self.callback, record)
+        try:
+            self.stopped = _stop_request(answer) or self.stopped
+        except TypeError:  # the family's own check refuses it, naming callback (not re-wrapped as the user's)
+            pass
+        return answer
 
 
 def _final_record(solution: Solution) -> dict[str, Any]:
@@ -861,6 +892,12 @@ def solve(problem: Problem, algorithm: Algorithm, *positional: Any, **options: A
         _warn_unused(opts, _OPTIONS_READ.get(), algorithm)
     finally:
         _OPTIONS_READ.reset(reads)
+    if counted is not None and counted.stopped and not algorithm.one_pass and opts.maxiters != 0 \
+            and solution.retcode in _STOPPABLE:
+        # a True on the record where the method's own test held (or its horizon came) ended Success in the
+        # families that test convergence before the callback's answer: the callback stopped it (maxiters=0:
+        # the run was over before its first iteration, the rule above)
+        solution.retcode = RetCode.Terminated
     if counted is not None and counted.calls == 0:
         _final_records(solution, counted, opts.store_trace)
     elif opts.store_trace and isinstance(solution.trace, list) and not solution.trace:

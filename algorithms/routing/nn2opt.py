@@ -205,10 +205,9 @@ def _cycle_length(dist: np.ndarray, t: np.ndarray) -> float:
 def _finish_moves(problem, x, value: float, ok: bool, options: SolveOptions, moves: int,
                   monitor: IterationMonitor) -> Solution:
     """The Solution of a 2-opt run whose moves ``monitor`` recorded: Terminated when the callback stopped
-    a move; a run without moves gets its one final record here (a True then changes nothing)."""
+    a move; a run without moves makes no record: ``solve`` gives the callback its one final record after
+    the run (core's rule for a run over before its first record: a True then changes nothing)."""
     stopped = monitor.stopped
-    if moves == 0:
-        monitor.record(iteration=0, value=float(value))
     monitor.close()
     ok = ok and options.maxiters != 0  # maxiters=0: the construction, unimproved (solve's rule: MaxIters)
     retcode = RetCode.Terminated if stopped else RetCode.Success if ok else RetCode.MaxIters
