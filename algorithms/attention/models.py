@@ -137,6 +137,12 @@ def _check_vectors(module: nn.Module, names: tuple[str, str]) -> None:
         shown = ", ".join(f"{name}: {dtype}" for name, dtype in dtypes.items())
         raise TypeError(f"the model's parameters must share one dtype, got {shown}; convert the model with "
                         f".float() or .double()")
+    dtype = next(iter(dtypes.values()))
+    if dtype not in (torch.float32, torch.float64):
+        # .half() / .bfloat16() (or a half state_dict loaded with assign=True) after construction ran the
+        # forward in half precision, 0.7 % off, although the constructor refuses those dtypes
+        raise TypeError(f"the model's parameters must be float32 or float64 (the dtypes the constructor "
+                        f"takes), got {dtype}; convert the model with .float() or .double()")
 
 
 def _check_parameters(module: nn.Module) -> None:
@@ -166,7 +172,8 @@ class SoftmaxAttention(CheckedStateModule):
     the unit sphere) and ``dtype`` (torch.float32 or torch.float64; the ``dtype`` attribute reads the
     parameters' and cannot be assigned); ``forward(X)`` takes tokens ``X`` of shape (n, L, d) of that dtype.
     ``u`` and ``v`` stay unit vectors: ``forward`` and ``load_state_dict`` refuse ones off the sphere (beyond
-    rounding) by name.
+    rounding) by name; parameters turned float16/bfloat16 after construction (``.half()``) are refused by
+    ``forward`` (TypeError), as the constructor refuses those dtypes.
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -247,7 +254,8 @@ class ErfAttention(CheckedStateModule):
     ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (torch.float32
     or torch.float64; the ``dtype`` attribute reads the parameters' and cannot be assigned); ``forward(X)``
     takes tokens ``X`` of shape (n, L, d) of that dtype. ``k`` and ``v`` stay unit vectors: ``forward`` and
-    ``load_state_dict`` refuse ones off the sphere (beyond rounding) by name.
+    ``load_state_dict`` refuse ones off the sphere (beyond rounding) by name; float16/bfloat16 parameters
+    (``.half()`` after construction) are refused by ``forward``, as in :class:`SoftmaxAttention`.
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape

@@ -1,0 +1,26 @@
+"""Round 16 bad inputs of algorithms.attention (one test per class, the exception type and its words)."""
+
+import pytest
+import torch
+
+from algorithms.attention import ErfAttention, SoftmaxAttention
+
+
+def _half_by_conversion(model, dtype):
+    return model.to(dtype)
+
+
+def _half_by_state(model, dtype):
+    model.load_state_dict({k: v.to(dtype) for k, v in model.state_dict().items()}, assign=True)
+    return model
+
+
+@pytest.mark.parametrize("convert", [_half_by_conversion, _half_by_state])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("cls", [SoftmaxAttention, ErfAttention])
+def test_half_precision_parameters_after_construction_are_refused(cls, dtype, convert):
+    """.half() (or a half state_dict loaded with assign=True) ran the forward in half precision, 0.7 % off, in
+    silence, although the constructor refuses those dtypes (red16b)."""
+    model = convert(cls(4, seed=0), dtype)
+    with pytest.raises(TypeError, match=r"parameters must be float32 or float64.*\.double\(\)"):
+        model(torch.randn(3, 5, 4).to(dtype))
