@@ -74,7 +74,7 @@ import numpy as np
 from algorithms._validation import check_bool, check_choice, check_positive, check_seed, check_working_range
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.functions import check_in_domain
-from algorithms.submodular.matroids import Matchoid, check_hashable
+from algorithms.submodular.matroids import Matchoid, check_hashable, check_present
 from algorithms.submodular.oracle import (
     CountingOracle,
     InconsistentOracleError,
@@ -654,6 +654,7 @@ class DynamicMatchoidMaximizer:
         check_hashable("e", e)
         if e not in self._present:
             raise ValueError(f"e = {e!r} is absent; only a present element can be deleted")
+        check_present("e", e, self._present)
         if self._current_mode():
             self._update_current("delete", e, self._singletons[e], self._present[e])
             return

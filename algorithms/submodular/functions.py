@@ -333,6 +333,18 @@ class Coverage(_IndexFunction):
         return f"Coverage(n={self.n}, items={self.n_items})"
 
 
+def _graded_full_rank(block: np.ndarray, diagonal: np.ndarray) -> bool:
+    """Whether a PSD block is numerically full rank once its rows are scaled to unit diagonal (D K D, D =
+    diag(K)^(-1/2)): then every eigenvalue, however small beside λ_max (K = [[1e20, 1], [1, 1]]), is resolved,
+    and Cholesky gives log det(I + K_S) to rounding; the λ_max cut-off dropped it (off by log 2; red16b). A
+    kernel of lower rank built in floats (A Aᵀ × 1e20) has a scaled eigenvalue at rounding level: not here."""
+    if np.any(diagonal <= 0):
+        return False
+    scale = 1.0 / np.sqrt(diagonal)
+    scaled = block * scale[:, None] * scale[None, :]
+    return bool(np.linalg.eigvalsh(scaled)[0] > 16 * len(diagonal) * np.finfo(np.float64).eps)
+
+
 class LogDet(_IndexFunction):
     """Log-determinant functions of a positive semidefinite (n, n) kernel K.
 
@@ -341,10 +353,12 @@ class LogDet(_IndexFunction):
     between the Gaussian variables of S and of the rest for covariance I + K: non-negative,
     submodular, not monotone (f(∅) = f(V) = 0).
 
-    log det(I + K_S) is Σ log(1 + λᵢ) over K_S's eigenvalues at its numerical rank: an eigenvalue below
-    |S|·eps·λ_max(K_S) is rounding (eigh's, or the kernel's own for a rank-deficient K built in floats) and
-    counts as 0, except where K_S is diagonal, whose eigenvalues are its exact entries (diag(1e30, 1) gives
-    log(1 + 1e30) + log 2).
+    log det(I + K_S) is Σ log(1 + λᵢ) over K_S's eigenvalues. Where K_S scaled to a unit diagonal is
+    numerically full rank (its smallest eigenvalue above 16·|S|·eps) every eigenvalue counts, however small
+    beside λ_max (Cholesky of I + K_S: [[1e20, 1], [1, 1]] gives log(2·(1 + 1e20) − 1)); otherwise K_S is
+    taken at its numerical rank: an eigenvalue below |S|·eps·λ_max(K_S) is rounding (the kernel's own for a
+    rank-deficient K built in floats, such as A Aᵀ) and counts as 0, except where K_S is diagonal, whose
+    eigenvalues are its exact entries (diag(1e30, 1) gives log(1 + 1e30) + log 2).
 
     >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
     >>> round(LogDet(K)(frozenset({0})), 6), round(LogDet(K, monotone=False)(frozenset({0})), 6)
@@ -381,6 +395,12 @@ class LogDet(_IndexFunction):
         diagonal = np.diagonal(block)
         if not np.any(block - np.diag(diagonal)):  # exact eigenvalues: the cut-off dropped diag(1e30, 1)'s 1
             return float(np.log1p(np.maximum(diagonal, 0.0)).sum())
+        if _graded_full_rank(block, diagonal):  # Cholesky of I + K_S keeps a small eigenvalue's digits
+            try:
+                low = np.linalg.cholesky(np.eye(len(index)) + block)
+                return float(2.0 * np.log(np.diagonal(low)).sum())
+            except np.linalg.LinAlgError:
+                pass
         lam = np.linalg.eigvalsh(block)
         lam = np.where(lam > len(index) * np.finfo(np.float64).eps * max(float(lam[-1]), 0.0), lam, 0.0)
         return float(np.log1p(lam).sum())

@@ -45,6 +45,29 @@ def check_hashable(name: str, element: Any) -> Hashable:
     return element
 
 
+def _number_kind(x: Any) -> str | None:
+    """bool, int or float for the numbers that compare (and hash) equal across kinds (True == 1 == 1.0)."""
+    if isinstance(x, bool | np.bool_):
+        return "bool"
+    if isinstance(x, int | np.integer):
+        return "int"
+    if isinstance(x, float | np.floating):
+        return "float"
+    return None
+
+
+def check_present(name: str, element: Any, present: Iterable[Hashable]) -> None:
+    """``element`` (found in ``present`` by ``==``) must be the present element itself, not a number of
+    another kind equal to it: delete(True) deleted element 1 (True == 1) though insert(True) is refused."""
+    kind = _number_kind(element)
+    if kind is None:
+        return
+    for stored in present:
+        if stored == element and _number_kind(stored) not in (None, kind):
+            raise ValueError(f"{name} = {element!r} is a {kind} standing for the present element {stored!r} "
+                             f"(kind {_number_kind(stored)}); delete the element as it was inserted")
+
+
 def elements_of(name: str, value: Any, *, sequence: bool = False) -> list:
     """The members of a collection argument (a subset, a ground set, a list of elements) as a list: a set,
     frozenset, list, tuple, range, 1-D array or iterator. Refused by name: a str or bytes (its characters

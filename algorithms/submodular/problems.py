@@ -29,6 +29,7 @@ from algorithms.submodular.matroids import (
     Matchoid,
     check_hashable,
     check_matroid,
+    check_present,
     elements_of,
 )
 from algorithms.submodular.oracle import _show, as_subset, check_matchoid, check_set_function
@@ -216,6 +217,7 @@ class UpdateStream(_SetProblem):
             else:
                 if element not in present:
                     raise ValueError(f"updates[{t}] deletes {element!r}, which is absent")
+                check_present(f"updates[{t}] element", element, present)
                 present.discard(element)
             order.setdefault(element, None)
         object.__setattr__(self, "universe", tuple(order))

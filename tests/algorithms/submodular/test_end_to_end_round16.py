@@ -43,3 +43,50 @@ def test_exact_answers_past_2_53_keep_their_gains(offset, algorithm):
         assert f(chosen) == _best_by_enumeration(f, 5, 3) == offset + 3
     else:  # every positive gain is taken: a set of the rank, or all the sampled elements
         assert len(chosen) == 3 or (isinstance(algorithm, SampleGreedy) and len(chosen) >= 1)
+
+
+_GRADED = [np.array([[1e20, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.5]]),
+           np.array([[1e30, 1e-10], [1e-10, 1.0]]),
+           np.array([[1e16, 1.0, 0.0], [1.0, 1.0, 0.5], [0.0, 0.5, 2.0]])]
+
+
+@pytest.mark.parametrize("kernel", _GRADED, ids=["1e20", "1e30", "1e16"])
+def test_logdet_of_a_full_rank_graded_kernel_against_mpmath(kernel):
+    """log det(I + K_S) keeps a small eigenvalue beside a huge one (the λ_max cut-off dropped it: off by
+    log 2, and BruteForce returned a wrong set with Success; red16b)."""
+    import mpmath
+
+    from algorithms.submodular import LogDet
+
+    mpmath.mp.dps = 60
+    f = LogDet(kernel)
+    n = kernel.shape[0]
+    for size in range(1, n + 1):
+        for S in itertools.combinations(range(n), size):
+            exact = mpmath.log(mpmath.det(mpmath.matrix(
+                [[(i == j) + mpmath.mpf(float(kernel[i, j])) for j in S] for i in S])))
+            assert f(frozenset(S)) == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_bruteforce_on_a_graded_logdet_finds_the_optimum():
+    from algorithms.submodular import LogDet
+
+    problem = MatchoidMaximization(LogDet(_GRADED[0]), Matchoid([UniformMatroid(2)]), range(3))
+    sol = solve(problem, BruteForce())
+    assert sol.retcode is RetCode.Success and problem.decode(sol.x) == frozenset({0, 1})
+
+
+@pytest.mark.parametrize("stand_in", [True, np.True_, 1.0, np.float64(1.0)], ids=repr)
+def test_a_delete_of_a_number_standing_for_the_element_is_refused(stand_in):
+    """delete(True) deleted element 1 (True == 1) though insert(True) is refused (red16b)."""
+    from algorithms.submodular import DynamicMatchoidMaximizer, GraphCut, UpdateStream
+
+    f = GraphCut(np.ones((4, 4)) - np.eye(4))
+    dm = DynamicMatchoidMaximizer(f, Matchoid([UniformMatroid(3)]), eps=0.1, seed=0)
+    for e in range(4):
+        dm.insert(e)
+    with pytest.raises(ValueError, match=r"^e = .* standing for the present element 1"):
+        dm.delete(stand_in)
+    with pytest.raises(ValueError, match=r"updates\[1\] element = .* standing for the present element 1"):
+        UpdateStream(f, Matchoid([UniformMatroid(2)]), [("insert", 1), ("delete", stand_in)])
+    dm.delete(np.int64(1))  # the same kind (an int) is the element
