@@ -74,7 +74,8 @@ def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) ->
         state = {k: saved[k] for k in state}
         torch.set_rng_state(saved["rng"])
     pool = training_patches(SIZE, POOL, seed=seed).float()
-    generator = torch.Generator().manual_seed(seed * 1000 + state["step"])
+    # mod 2**64: seeds past 2**64/1000 (valid, < 2**64) met torch's bare "Overflow when unpacking long long"
+    generator = torch.Generator().manual_seed((seed * 1000 + state["step"]) % 2**64)
     bar = tqdm(total=steps, initial=state["step"], desc=f"train {name}", disable=not progress)
     start = time.perf_counter() - state["seconds"]
     window = []
