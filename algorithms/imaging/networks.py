@@ -147,7 +147,8 @@ class NullSpaceNet(CheckedStateModule):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The prediction G(y) of Sx, shape (batch, p), for ``X`` finite real measurements of shape (batch,
-        m); an empty batch (batch = 0) gives an empty (0, p) result.
+        m); an empty batch (batch = 0) gives an empty (0, p) result. Computed and returned in the network's
+        dtype (float32 as built, float64 after ``.double()``): X of another dtype is cast to it.
         """
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}) (in_features = "
@@ -199,7 +200,8 @@ class ResidualDenoiser(CheckedStateModule):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device
-        (an empty batch gives an empty result)."""
+        (an empty batch gives an empty result), computed and returned in the network's dtype (float32 as
+        built, float64 after ``.double()``): x of another dtype is cast to it."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")
