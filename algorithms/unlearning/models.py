@@ -86,6 +86,8 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Te
                          f"got {tuple(X.shape)}")
     if X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+    # .half() / .bfloat16() after construction (refused there) ran in half precision in silence
+    check_model_dtype(model, name=type(model).__name__)
     reference = next(model.parameters(), None)
     if reference is not None:
         check_device("X", X, reference)
@@ -144,7 +146,7 @@ class DeepLinear(CheckedStateModule):
     Parameters registered as ``c`` (h_{L-1},), ``A1`` (h_1, in_features), ..., ``A{L-1}``
     (h_{L-1}, h_{L-2}), the paper's order θ = [c; vec(A_1); ...]. ``depth`` is L. ``in_features``
     and each width are ints >= 1 (``widths`` a non-empty tuple, or a list, kept as a tuple), ``seed``
-    (int in [0, 2**64)) draws the weights and ``dtype`` is a floating torch dtype (default float64).
+    (int in [0, 2**64)) draws the weights and ``dtype`` is torch.float32 or torch.float64 (default float64).
 
     >>> DeepLinear(in_features=5, widths=(4,), seed=0).depth
     2
@@ -192,7 +194,7 @@ class TwoLayerPerceptron(CheckedStateModule):
 
     ``activation`` is one of :data:`ACTIVATIONS`. The width measure of Section 4.3 counts the
     neurons with ``|c_i|·‖a_i‖ > 0``. ``in_features`` and ``width`` are ints >= 1, ``seed`` (int in
-    [0, 2**64)) draws the weights and ``dtype`` is a floating torch dtype (default float64).
+    [0, 2**64)) draws the weights and ``dtype`` is torch.float32 or torch.float64 (default float64).
 
     >>> TwoLayerPerceptron(in_features=2, width=6, activation="tanh", seed=0).A.shape
     torch.Size([6, 2])

@@ -1,0 +1,72 @@
+"""Round 16 bad inputs of the unlearning family: the model changed after the problem was built, and a model
+converted to half precision after construction (red16b)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+import torch
+from torch import nn
+
+from algorithms import RetCode, solve
+from algorithms.unlearning import (
+    DeepLinear,
+    GradientDescent,
+    LinearModel,
+    NegGrad,
+    TwoLayerPerceptron,
+    UnlearningProblem,
+    forget_split,
+)
+
+
+def _problem() -> tuple[nn.Module, UnlearningProblem]:
+    torch.manual_seed(0)
+    X = torch.randn(6, 3, dtype=torch.float64)
+    y = torch.randn(6, dtype=torch.float64)
+    retain, forget = forget_split(X, y, forget=[5])
+    model = nn.Sequential(nn.Linear(3, 8), nn.Dropout(0.5), nn.BatchNorm1d(8), nn.Linear(8, 1))
+    model = model.double().eval()
+    params = torch.cat([q.detach().reshape(-1) for q in model.parameters()])
+    return model, UnlearningProblem(model, params, retain, forget)
+
+
+_EDITS = {
+    "train()": (lambda m: m.train(), "switched to train"),
+    "a layer replaced": (lambda m: m.__setitem__(1, nn.Tanh()), "modules replaced"),
+    "a buffer edited": (lambda m: m[2].running_mean.fill_(5.0), r"buffers edited \(\['2.running_mean'\]\)"),
+    "NaN in a buffer": (lambda m: m[2].running_var.fill_(float("nan")),
+                        r"buffers edited \(\['2.running_var'\]\)"),
+    ".half()": (lambda m: m.half(), "dtypes changed"),
+}
+
+
+@pytest.mark.parametrize("edit", list(_EDITS), ids=list(_EDITS))
+@pytest.mark.parametrize("algorithm", [GradientDescent(), NegGrad(lr=0.1)], ids=lambda a: type(a).__name__)
+def test_a_model_changed_after_construction_is_refused_by_name(edit, algorithm):
+    model, problem = _problem()
+    change, words = _EDITS[edit]
+    change(model)
+    with pytest.raises(ValueError, match=rf"^model was changed after the problem was built: .*{words}"):
+        solve(problem, algorithm, maxiters=5, seed=0)
+
+
+def test_an_unchanged_model_solves_as_before_also_copied_and_pickled():
+    model, problem = _problem()
+    first = solve(problem, GradientDescent(), maxiters=5, seed=0)
+    model[0].weight.data.fill_(1.0)  # the model's own parameter values are not the problem's (params is θ*)
+    for copy_of in (problem, copy.deepcopy(problem), pickle.loads(pickle.dumps(problem))):
+        again = solve(copy_of, GradientDescent(), maxiters=5, seed=0)
+        assert again.retcode is RetCode.MaxIters and torch.equal(again.x, first.x)
+
+
+@pytest.mark.parametrize("build", [lambda: LinearModel(4), lambda: DeepLinear(4, (3,)),
+                                   lambda: TwoLayerPerceptron(4, 3)], ids=["LinearModel", "DeepLinear",
+                                                                           "TwoLayerPerceptron"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_a_model_converted_to_half_precision_is_refused_at_forward(build, dtype):
+    model = build().to(dtype)
+    with pytest.raises(TypeError, match=r"must have float32 or float64 parameters"):
+        model(torch.ones(1, 4, dtype=dtype))
