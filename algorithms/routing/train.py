@@ -199,7 +199,9 @@ def train(
     in [1.18e-38, 3.4e38] with a finite ratio (β goes geometrically from beta_min to beta_max); ``hidden``
     and ``layers`` the model's width and depth (see :class:`~algorithms.routing.gflownet.RoutingGFlowNet`:
     [1, 4096] and [1, 100]); ``seed`` an int in [0, 2**64); ``out`` a file path (not a folder);
-    ``save_every`` an int >= 1; ``resume``, ``progress`` bools; ``db_weight`` the detailed-balance weight
+    ``save_every`` an int >= 1; ``resume``, ``progress`` bools (``resume`` refuses, by name, a checkpoint
+    trained with another hidden, layers, lr, beta_min, beta_max, db_weight, samples, batch or seed);
+    ``db_weight`` the detailed-balance weight
     of the hybrid loss, a float >= 0, any value from 0 to 3.4e38. A loss that becomes non-finite (a huge
     ``lr``, ``db_weight`` or β) raises FloatingPointError naming those settings.
     """
@@ -249,7 +251,8 @@ def train(
         # the checkpoint's model and optimizer are used: other settings were taken in silence while the
         # written metadata recorded the new ones
         given = {"hidden": hidden, "layers": layers, "lr": lr, "beta_min": beta_min, "beta_max": beta_max,
-                 "db_weight": db_weight, "samples": samples, "batch": batch}
+                 "db_weight": db_weight, "samples": samples, "batch": batch, "seed": seed}  # seed: the stream
+        # of training instances follows it, the restored generator the old one (red16b)
         differ = {k: (meta_old[k], v) for k, v in given.items() if k in meta_old and meta_old[k] != v}
         if differ:
             shown = ", ".join(f"{k} = {old!r} (given {new!r})" for k, (old, new) in differ.items())
