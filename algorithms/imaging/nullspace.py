@@ -79,8 +79,11 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
 
     ``operator`` is H, a :class:`LinearOperator` (its dense matrix is formed).
 
-    The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled. At most
-    MAX_DENSE_PIXELS = 1024 pixels (32 × 32; larger operators are refused by name: an n × n QR runs minutes).
+    The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled: the numerical rank,
+    the singular values above 1e-10·σ_max (relative, so any scale of H gives the same basis; directions H
+    shrinks below that, e.g. a wide blur's highest frequencies, count as null; H = 0 gives the identity).
+    At most MAX_DENSE_PIXELS = 1024 pixels (32 × 32; larger operators are refused by name: an n × n QR runs
+    minutes).
 
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> null_space_basis(gaussian_cs((4, 4), 0.25, seed=0)).shape

@@ -183,7 +183,8 @@ class QP(Problem):
         lb, ub = self._bound("lb", self.lb, n, -np.inf), self._bound("ub", self.ub, n, np.inf)
         if lb is not None and ub is not None and np.any(lb > ub):
             i = int(np.argmax(lb > ub))
-            raise ValueError(f"lb must be <= ub, got lb[{i}] = {lb[i]:g} > ub[{i}] = {ub[i]:g}")
+            # repr, not :g (which showed "lb[0] = 0.2 > ub[0] = 0.2" for a gap of 1e-7)
+            raise ValueError(f"lb must be <= ub, got lb[{i}] = {float(lb[i])!r} > ub[{i}] = {float(ub[i])!r}")
         fields = (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b), ("lb", lb), ("ub", ub))
         for name, value in fields:
             object.__setattr__(self, name, value)

@@ -36,3 +36,9 @@ def test_success_matches_brute_force(trial, scale):
     sol = solve(QP(P=P * scale, q=q * scale, G=G, h=h), DQP())
     assert sol.retcode is RetCode.Success
     np.testing.assert_allclose(sol.x, ref, rtol=1e-7, atol=1e-7 * np.abs(ref).max())
+
+
+def test_lb_above_ub_by_rounding_shows_the_values():
+    """":g" printed "lb[0] = 0.2 > ub[0] = 0.2" for a bound 1e-7 above the other (gradcheck's step)."""
+    with pytest.raises(ValueError, match=r"lb must be <= ub, got lb\[0\] = 0\.2000001 > ub\[0\] = 0\.2"):
+        QP(P=np.eye(2), q=np.zeros(2), lb=[0.2000001, 0.0], ub=[0.2, 1.0])
