@@ -101,7 +101,7 @@ def restricted_solution(
     def margin(x: torch.Tensor) -> torch.Tensor:
         # g gets a copy of the samples: one that wrote into them (hh.sub_(1)) shifted every later call of the
         # solve (Diverged, x = 1e9 outside the box)
-        values = call_user("g(x, h)", problem.g, x[None], h_t.clone())[0]
+        values = call_user("g(x, h)", problem.g, x[None], h_t.clone())[0] / g_scale[0]
         values = values[:, None] if values.ndim == 1 else values
         if restriction == "scenario":
             return values.reshape(-1)
@@ -164,6 +164,12 @@ def restricted_solution(
     lower, upper = problem.lower.astype(np.float64) / x_unit, problem.upper.astype(np.float64) / x_unit
     bounds = list(zip(lower, upper))
     start = 0.5 * (problem.lower + problem.upper).astype(np.float64) / x_unit   # as before for float32 boxes
+    # g's values brought to about 1 (a power of two, 1 for ordinary g) before their moments: the spread's
+    # floor 1e-12 is absolute (g ~ 1e-30 got a margin z·1e-6, which no point met: no restricted solution at
+    # all), and a float32 var of g ~ 1e30 overflowed
+    with torch.no_grad():
+        g_start = call_user("g(x, h)", problem.g, as_tensor(start * x_unit)[None], h_t.clone())
+    g_scale = [unit_of(g_start.detach().double().numpy())]
     g_unit = unit_of(raw_constraint(start * x_unit))
 
     def constraint(u: np.ndarray) -> np.ndarray:
@@ -186,6 +192,10 @@ def restricted_solution(
     return np.clip(result.x * x_unit, problem.lower, problem.upper)
 
 
+class NoRestrictedSolutionError(ValueError):
+    """:func:`collect_feasible_points` found no solution of any restricted problem (GGDOpt: ``Failure``)."""
+
+
 #: the most restricted-problem solves collect_feasible_points makes (hours at the cap; GGDOpt's default 400)
 MAX_POINTS = 10**5
 
@@ -199,7 +209,8 @@ def collect_feasible_points(
     restriction: str = "moment",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Up to ``n_points`` RP solutions (of at most 2 n_points draws of (S, z); a level z beyond what
-    the box allows has none) and their empirical violations (see the module docstring).
+    the box allows has none) and their empirical violations (see the module docstring); none at all is a
+    ``NoRestrictedSolutionError`` (a ``ValueError``).
 
     ``problem`` is a :class:`ChanceConstrainedProblem`, ``n_points`` an int in [1, MAX_POINTS] (10**5:
     each draw is one SLSQP solve, so the run time grows linearly with n_points, hours at the cap),
@@ -233,6 +244,9 @@ def collect_feasible_points(
         if len(points) == n_points:
             break
     if not points:
-        raise ValueError(f"none of {2 * n_points} restricted problems (13) had a solution")
+        raise NoRestrictedSolutionError(
+            f"none of the {2 * n_points} restricted problems (13) drawn for n_points = {n_points} had a "
+            f"solution (SLSQP found no point of the box meeting the {restriction!r} restriction: the box may "
+            f"hold no point with g >= 0 at the samples, or f and g are not smooth there)")
     points = np.asarray(points)
     return points, empirical_violation(problem, points)

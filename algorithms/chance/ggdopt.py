@@ -74,7 +74,12 @@ from algorithms._validation import (
     remember_validated,
     revalidate_if_reassigned,
 )
-from algorithms.chance.data import MAX_POINTS, RESTRICTIONS, collect_feasible_points
+from algorithms.chance.data import (
+    MAX_POINTS,
+    RESTRICTIONS,
+    NoRestrictedSolutionError,
+    collect_feasible_points,
+)
 from algorithms.chance.diffusion import MAX_TRAIN_STEPS, PROGRESS_TICK, ScoreMLP, ScoreModel, train_score
 from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, out_of_sample_feasibility
@@ -350,14 +355,20 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
             trace=monitor.trace,
         )
     start = time.perf_counter()
-    with _stage_bar(options, algorithm.n_train_points, "GGDOpt stage 1: feasible points"):
-        points, violation = collect_feasible_points(
-            problem,
-            n_points=algorithm.n_train_points,
-            bootstrap_size=algorithm.bootstrap_size,
-            seed=seed,
-            restriction=algorithm.restriction,
-        )
+    try:
+        with _stage_bar(options, algorithm.n_train_points, "GGDOpt stage 1: feasible points"):
+            points, violation = collect_feasible_points(
+                problem,
+                n_points=algorithm.n_train_points,
+                bootstrap_size=algorithm.bootstrap_size,
+                seed=seed,
+                restriction=algorithm.restriction,
+            )
+    except NoRestrictedSolutionError:
+        # no restricted problem solved, so no training point at all: Failure at the box's midpoint (it raised
+        # a ValueError that named no argument)
+        points = (0.5 * (problem.lower + problem.upper))[None].astype(np.float64)
+        violation = empirical_violation(problem, points)
     feasible = points[violation <= problem.rho]
     result = GGDOptResult(train_points=points, train_violation=violation, losses=[])
     if feasible.shape[0] < MIN_FEASIBLE_POINTS:
