@@ -199,7 +199,9 @@ class PurestStateProblem(Problem):
     ``states`` is a sequence of 2ⁿ × 2ⁿ density matrices (or a (K, 2ⁿ, 2ⁿ) array), each checked
     by :func:`~algorithms.quantum.states.as_density_matrix`; K >= 2 and ``copies`` an int in
     [K, 2**31 − 1] (a budget of measured copies: a larger one is refused naming ``copies``).
-    The simulator knows the states; an algorithm only sees measurement outcomes.
+    The simulator knows the states; an algorithm only sees measurement outcomes. ``problem.states`` is a
+    read-only (K, 2ⁿ, 2ⁿ) array of the Hermitian parts, complex128, or complex64 when every state was given in
+    single precision (float32/complex64), so each passes the state checks at its own precision's tolerance.
     """
 
     states: Any
@@ -226,6 +228,11 @@ class PurestStateProblem(Problem):
         object.__setattr__(self, "_dtype", np.float32 if dtypes <= {np.dtype(np.float32),
                                                                     np.dtype(np.complex64)} else np.float64)
         stacked = np.stack(matrices)
+        purities = np.sum(np.abs(stacked) ** 2, axis=(1, 2))
+        if self._dtype == np.float32:
+            # kept at the caller's precision: upcast to complex128, a complex64 state's trace error 1.5e-8 was
+            # judged at float64's tolerance 1e-8, so purity(problem.states[0]) refused the problem's own state
+            stacked = stacked.astype(np.complex64)
         stacked.flags.writeable = False
         object.__setattr__(self, "states", stacked)
         if isinstance(self.copies, bool) or not isinstance(self.copies, int | np.integer):
@@ -235,7 +242,7 @@ class PurestStateProblem(Problem):
                              f"got {self.copies}")
         # a budget of copies is a count of measurements: past 2**31 - 1 no run finishes (nor allocates)
         object.__setattr__(self, "copies", check_count("copies", self.copies, len(matrices)))
-        object.__setattr__(self, "_purities", np.sum(np.abs(stacked) ** 2, axis=(1, 2)))
+        object.__setattr__(self, "_purities", purities)
         object.__setattr__(self, "_states_crc", _crc(stacked))
         remember_validated(self)
 
