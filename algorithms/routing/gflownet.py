@@ -76,7 +76,9 @@ from algorithms._validation import (
     check_bool,
     check_choice,
     check_count,
+    check_device,
     check_entries_in_range,
+    check_finite_data,
     check_fits_memory,
     check_int_at_least,
     check_nonnegative,
@@ -235,8 +237,9 @@ class RoutingGFlowNet(CheckedStateModule):
     ``layers`` the GNN depth, an int in [1, 100] (``MAX_LAYERS``: 2**31 layers built for minutes, then ran out
     of memory); ``k`` the kNN degree, None (max(5, n // 5)) or an int >= 1 (capped at n − 1).
     ``load_state_dict`` refuses, by name, NaN/inf or non-floating weights, wrong shapes and missing or
-    unexpected keys (strict), as the package's other models do; ``problem``, ``hidden`` and ``layers`` cannot
-    be reassigned after construction.
+    unexpected keys (strict), as the package's other models do; its parameters are float32 or float64 (one
+    converted to half precision after construction is refused by ``encode``); ``problem``, ``hidden`` and
+    ``layers`` cannot be reassigned after construction.
     """
 
     _FIXED = ("problem", "hidden", "layers")
@@ -263,14 +266,35 @@ class RoutingGFlowNet(CheckedStateModule):
     def config(self) -> dict[str, Any]:
         return {"problem": self.problem, "hidden": self.hidden, "layers": self.layers, "k": self.k}
 
-    def encode(self, node_x: torch.Tensor, dist: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(heatmap logits (B, n, n), zero on the diagonal (never feasible), node embeddings (B, n, d)).
-
-        ``node_x`` (B, n, features) and ``dist`` (B, n, n): real floating tensors of the model's dtype."""
+    def _check_encode_inputs(self, node_x: Any, dist: Any) -> None:
+        reference = self.node_in.weight
+        if reference.dtype not in (torch.float32, torch.float64):  # .half() or a half state dict assigned
+            raise TypeError(f"RoutingGFlowNet must have float32 or float64 parameters, got {reference.dtype} "
+                            f"(convert it with .float() or .double())")
+        features = 2 if self.problem == "tsp" else 4
         for name, value in (("node_x", node_x), ("dist", dist)):
             if not isinstance(value, torch.Tensor) or not value.is_floating_point():
                 raise TypeError(f"{name} must be a real floating torch tensor, got "
                                 f"{getattr(value, 'dtype', type(value).__name__)}")
+            if value.dtype != reference.dtype:
+                raise TypeError(f"{name} must have the model's dtype {reference.dtype}, got {value.dtype}")
+            check_device(name, value, reference)
+        if node_x.ndim != 3 or node_x.shape[-1] != features:
+            raise ValueError(f"node_x must have shape (B, n, {features}) for {self.problem}, got "
+                             f"{tuple(node_x.shape)}")
+        expected = (*node_x.shape[:2], node_x.shape[1])
+        if tuple(dist.shape) != expected:
+            raise ValueError(f"dist must have shape (B, n, n) = {expected} (node_x's B and n), got "
+                             f"{tuple(dist.shape)}")
+        check_finite_data("node_x", node_x)
+
+    def encode(self, node_x: torch.Tensor, dist: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(heatmap logits (B, n, n), zero on the diagonal (never feasible), node embeddings (B, n, d)).
+
+        ``node_x`` (B, n, features) (features 2 for "tsp", 4 for "cvrp") and ``dist`` (B, n, n), the same B
+        and n: finite real tensors of the model's dtype (float32 or float64) and device, each refused by name
+        otherwise (a NaN node_x gave a NaN heatmap, a batch of 2 broadcast against one of 1, in silence)."""
+        self._check_encode_inputs(node_x, dist)
         n = dist.shape[-1]
         k = self.k if self.k is not None else max(5, n // 5)
         adj = knn_adjacency(dist, k, depot=self.problem == "cvrp")
