@@ -135,6 +135,12 @@ MAX_INNER = 10**5
 class TVPrior:
     """h(x) = weight · TV(x); its prox by Chambolle's dual projection (``inner`` iterations, step 1/8).
 
+    The prox is an approximation that tightens as ``inner`` grows (Chambolle's iteration converges, slowly
+    for a strong prox): on an 8×8 image with entries in [0, 2], the default 20 iterations are within 2e-4
+    (max abs) of the exact argmin at lr·weight = 0.01, 3e-2 at 0.1 and 0.3 at 1; 2000 iterations within
+    5e-7 at 1 (measured against a conic solver at 1e-12). The default is the plug-and-play setting (one
+    inexact prox per outer iteration); pass a larger ``inner`` where the prox itself must be accurate.
+
     ``weight``: a float in [0, 3.4e38] (>= 0: 0 is no prior, the prox is the identity and the value 0; any
     value up to 3.4e38 is taken, a tiny one such as 1e-39 included, which acts nearly as 0);
     ``inner``: an int in [1, 10⁵].
@@ -154,7 +160,8 @@ class TVPrior:
         remember_validated(self)
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
-        """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` (any finite entries: a prox's
+        """argmin_z ½‖z − x‖² + lr·weight·TV(z), approximated by ``inner`` dual iterations (accuracy: see
+        the class docstring), for finite images ``x`` (any finite entries: a prox's
         input is a point, not held to the working range) and ``lr`` a float in [0, 3.4e38] (>= 0, 1e-39
         included); ``x`` is returned unchanged when lr·weight = 0 (or is negligible beside x's entries).
         Computed in float64 and returned in x's dtype (a float32 image's dual step x/(lr·weight) overflowed
