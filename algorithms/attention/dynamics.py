@@ -133,6 +133,9 @@ class OverlapFlow(Algorithm):
     left it (no unit vectors have such overlaps). An overlap beyond 1.5 in absolute value or a
     non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
+    Records (``callback``, ``store_trace``): one per state, the start included (``iteration`` k = 0, 1, ...:
+    n Euler steps give n + 1 records; a ``Diverged`` run's trace ends with the blown-up state); a callback's
+    True at record k stops there with ``Terminated``.
     ``lr``: a float in [1.18e-38, 3.4e38] (float32's smallest normal; a subnormal one moves nothing and is
     refused naming lr; a tiny normal one barely moves: ``MaxIters``, or ``Stalled`` as soon as a step leaves
     the overlaps unchanged in float64, lr·velocity below their rounding; a huge one ``Diverged``, unless the

@@ -60,6 +60,10 @@ class SphericalGD(Algorithm):
     unchanged in their dtype (lr·gradient below their rounding, e.g. lr = 1.2e-38) is ``Stalled``; the cap
     (default 3000 steps) is ``MaxIters``.
     The iterates stay on the sphere, so they cannot blow up otherwise.
+    Records (``callback``, ``store_trace``): one per iterate, the start included (``iteration`` k = 0, 1,
+    ..., so a run of ``stats.iterations`` = n steps has n + 1 records), each with the empirical risk, the
+    Riemannian gradient's norm and the overlaps; a callback's True at record k stops there with
+    ``Terminated`` (no further step).
 
     >>> from algorithms import solve
     >>> p = SingleLocationProblem(d=10, L=3, gamma=0.6, n_samples=200)

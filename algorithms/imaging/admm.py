@@ -12,7 +12,9 @@ the γ-terms present only when ``npn`` is given (the released code's stacked [H;
 weights [1, γ]). Convergence criterion: primal residual ‖x − z‖ and change ‖z_{k+1} − z_k‖,
 each relative to ‖z‖ (floored at the smallest normal float), both ≤ ``tol`` (default 1e-5) ->
 ``Success``; cap ``maxiters`` (default 300) -> ``MaxIters``; a non-finite iterate or
-‖z‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``. ``sol.x`` = z (numpy, y's dtype).
+‖z‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``. ``sol.x`` = z (numpy, y's dtype). Records (``callback``,
+``store_trace``): one per iteration (``iteration`` = 1, ..., n, ``primal_residual``, ``residual``); a
+callback's True stops after that iteration with ``Terminated``, also on the iteration that met ``tol``.
 
 References
 ----------

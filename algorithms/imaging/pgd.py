@@ -10,7 +10,9 @@ without the FISTA momentum). Convergence criterion: the relative fixed-point res
 -> ``Success``; the cap ``maxiters`` (default 500) reached first -> ``MaxIters``; a non-finite
 iterate or ‖x‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``.
 ``sol.x`` is the image (numpy, y's dtype);
-``sol.value`` the objective ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x).
+``sol.value`` the objective ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x). Records (``callback``, ``store_trace``): one
+per iteration (``iteration`` = 1, ..., n and its ``residual``); a callback's True stops after that iteration
+with ``Terminated``, also on the iteration that met ``tol``.
 
 References
 ----------
