@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import check_count
+from algorithms._validation import check_count, stable_norm
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.curvature.problem import CurvatureProblem, check_f_star_not_above, check_stationary_gap
 
@@ -46,10 +47,10 @@ class LBFGS(Algorithm):
     (S, G: the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
     scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G``), and a
     stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``. scipy's line search
-    works in x's own units (its first step has length 1): a minimizer ~1e12 or more unit lengths from x0
-    (x* = 1e13 from x0 = 0), or a problem whose steps are ~1e-14 long, can end ``Stalled`` near x0 where the
-    LCD methods succeed; rescale x for LBFGS. Likewise a start whose gradient is below about 1e-154 (its
-    squared norm underflows inside scipy: lp_norm_power(4, x0=[1e-70])) ends ``Diverged`` at x0; rescale f.
+    works in x's and f's own units (its first step has length min(1, 1e10·‖∇f‖)), so a run that scipy stops
+    short of the tolerance is run once more from where it stopped, in the problem's units (x in units of
+    2S/G, the start's distance to the optimum on a quadratic, f in units of 2S): f × 1e-20 or x* = 1e13 from
+    x0 = 0 are solved as at unit scale (both ended ``Stalled`` at x0); ``Stalled`` is then the second run's.
     """
 
     memory: int = 10
@@ -84,36 +85,78 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
                         retcode=RetCode.MaxIters if maxiters == 0 else RetCode.Terminated, stats=stats,
                         trace=monitor.trace)
     state = {"k": 0, "terminated": False}
+    values: dict[bytes, float] = {}  # f at the last points evaluated (scipy reports f in its own units)
 
-    def callback(intermediate_result):
-        state["k"] += 1
-        fx = float(intermediate_result.fun)
-        if record(state["k"], fx, intermediate_result.x):
-            state["terminated"] = True
-            raise StopIteration
-        if gap_met(fx):
-            raise StopIteration
+    def attempt(start: np.ndarray, length: float, unit: float, iterations: int):
+        """scipy's L-BFGS-B from ``start`` in y, x = start + length·y, on f / unit (length = unit = 1: on x
+        and f themselves, y = x)."""
+        identity = length == 1.0 and unit == 1.0
 
-    def fun(x):  # value()/gradient() refuse a non-finite point; scipy's line search may try one: NaN
-        return problem.value(x) if np.all(np.isfinite(x)) else math.nan
+        def point(y: Any) -> np.ndarray:
+            y = np.asarray(y, dtype=np.float64)
+            return y if identity else start + length * y
 
-    def jac(x):
-        return problem.gradient(x) if np.all(np.isfinite(x)) else np.full(x.shape, math.nan)
+        def value_at(x: np.ndarray) -> float:
+            return values[x.tobytes()] if x.tobytes() in values else problem.value(x)
+
+        def callback(intermediate_result):
+            state["k"] += 1
+            x = point(intermediate_result.x)
+            fx = value_at(x)
+            if record(state["k"], fx, x):
+                state["terminated"] = True
+                raise StopIteration
+            if gap_met(fx):
+                raise StopIteration
+
+        def fun(y):  # value()/gradient() refuse a non-finite point; scipy's line search may try one: NaN
+            x = point(y)
+            if not np.all(np.isfinite(x)):
+                return math.nan
+            values[x.tobytes()] = value = problem.value(x)
+            if len(values) > 8:  # the last few points suffice (scipy reports one it just evaluated)
+                values.pop(next(iter(values)))
+            return value / unit
+
+        def jac(y):
+            x = point(y)
+            if not np.all(np.isfinite(x)):
+                return np.full(x.shape, math.nan)
+            return problem.gradient(x) if identity else problem.gradient(x) * (length / unit)
+
+        result = scipy.optimize.minimize(
+            fun, start if identity else np.zeros_like(start), jac=jac, method="L-BFGS-B", callback=callback,
+            options={"maxiter": iterations, "maxcor": algorithm.memory, "ftol": 0.0,
+                     "gtol": grad_tol * (length / unit), "maxfun": max(15000, 20 * iterations)})
+        x = point(result.x)
+        return result, x, value_at(x) if np.all(np.isfinite(x)) else math.nan
+
+    def met(x: np.ndarray, fx: float) -> bool:
+        if not (math.isfinite(fx) and np.all(np.isfinite(x))):
+            return False
+        return gap_met(fx) or stable_norm(problem.gradient(x)) <= grad_tol
 
     try:
-        result = scipy.optimize.minimize(
-            fun, x0, jac=jac, method="L-BFGS-B", callback=callback,
-            options={"maxiter": maxiters, "maxcor": algorithm.memory, "ftol": 0.0, "gtol": grad_tol,
-                     "maxfun": max(15000, 20 * maxiters)})
+        result, x, fx = attempt(x0, 1.0, 1.0, maxiters)
+        nit, nfev, njev = int(result.nit), int(result.nfev), int(result.njev)
+        if (not state["terminated"] and nit < maxiters and math.isfinite(fx) and np.all(np.isfinite(x))
+                and not met(x, fx)):
+            # scipy stopped short (its line search has absolute floors and caps its first step at 1e10·‖∇f‖ in
+            # x's units: f × 1e-20 ended Stalled at x0, ABNORMAL at nit 0; red16b): once more from there, in
+            # y = (x − x_stop)/length on f/(G·length), length = 2S/G (the start's distance to the optimum on a
+            # quadratic), the same run at every unit of f and of x
+            S, G = problem.scale_f, problem.scale_grad
+            length = 2.0 * S / G if S > 0 and G > 0 and math.isfinite(2.0 * S / G) else 1.0
+            unit = G * length if 0 < G * length < math.inf else 1.0
+            if length > 0 and (length, unit) != (1.0, 1.0):
+                again, x_again, f_again = attempt(x, length, unit, maxiters - nit)
+                nit, nfev, njev = nit + int(again.nit), nfev + int(again.nfev), njev + int(again.njev)
+                result, x, fx = again, x_again, f_again
     finally:
         monitor.close()
-    x = np.asarray(result.x, dtype=np.float64)
-    fx = float(result.fun)
     g_end = problem.gradient(x) if np.all(np.isfinite(x)) else None
-    gnorm = float(np.linalg.norm(g_end)) if g_end is not None else math.nan
-    stats.iterations = int(result.nit)
-    stats.f_calls = int(result.nfev)
-    stats.grad_calls = int(result.njev)
+    gnorm = stable_norm(g_end) if g_end is not None else math.nan  # ‖4e-210‖ squared underflowed to 0
+    stats.iterations, stats.f_calls, stats.grad_calls = nit, nfev, njev
     if not (math.isfinite(fx) and np.all(np.isfinite(x))):
         retcode = RetCode.Diverged
     elif state["terminated"]:  # before the test: a True for the record where it holds ended Success
@@ -126,7 +169,7 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
             retcode = RetCode.Success
         else:  # stopped by a loose bound's rounding floor with the gap open
             retcode = RetCode.Stalled
-    elif result.nit >= maxiters:
+    elif nit >= maxiters:
         retcode = RetCode.MaxIters
     else:
         retcode = RetCode.Stalled

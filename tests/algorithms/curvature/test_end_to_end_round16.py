@@ -59,3 +59,32 @@ def test_an_offset_f_is_no_success_short_of_the_criterion(offset, name):
         exact_gap = float(sol.x @ sol.x) ** power
         if sol.retcode is RetCode.Success:
             assert exact_gap <= 1e-10 * problem.scale_f * (1 + 1e-6), (power, exact_gap)
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e-16, 1e-20, 1e-30, 1.0, 1e20, 1e30])
+def test_lbfgs_solves_a_quadratic_at_every_unit_of_f(scale):
+    """f × 1e-20 ended Stalled at x0 (scipy's ABNORMAL line search at nit 0; red16b): a run scipy stops short
+    of the tolerance is run once more in the problem's units."""
+    from algorithms.curvature import LBFGS, CurvatureProblem
+
+    A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    b = np.array([1.0, -1.0])
+    x_star = np.linalg.solve(A, b)
+    problem = CurvatureProblem(f=lambda x: scale * (0.5 * x @ A @ x - b @ x),
+                               grad=lambda x: scale * (A @ x - b), curvature=lambda x: scale * A,
+                               L_C=0.0, x0=np.array([1.0, 2.0]),
+                               f_star=-scale * 0.5 * float(b @ x_star), L=4 * scale)
+    sol = solve(problem, LBFGS())
+    assert sol.retcode is RetCode.Success
+    assert np.max(np.abs(sol.x - x_star)) < 1e-4
+
+
+def test_lbfgs_gradient_norm_does_not_underflow_to_a_success():
+    """‖∇f(x0)‖ = 4e-210 squared underflowed to 0 in np.linalg.norm: with scipy stopping at x0, that read as
+    the gradient test met."""
+    from algorithms.curvature import LBFGS, lp_norm_power
+
+    problem = lp_norm_power(4, x0=np.array([1e-70]))
+    sol = solve(problem, LBFGS())
+    if sol.retcode is RetCode.Success:
+        assert float(sol.x[0]) ** 4 <= 1e-10 * problem.scale_f
