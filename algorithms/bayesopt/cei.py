@@ -46,7 +46,8 @@ Stopping and retcodes (``tol`` defaults to 1e-6):
 * ``MaxIters``: ``maxiters`` (default 50) CEI evaluations after the initial design ran out first.
   If no feasible point was found by then, ``sol.x`` is the point of least constraint violation
   and ``sol.value`` its f (not a feasible value).
-* ``Diverged``: f or c returned a non-finite value; ``sol.x`` is the best feasible point so far.
+* ``Diverged``: f or c returned a non-finite value; ``sol.x`` is the best feasible point so far (a
+  callback that returns True for that evaluation's record ends the run ``Terminated``, as at any record).
 
 ``sol.x`` is the best feasible evaluated point (the dtype of ``problem.bounds``), ``sol.value``
 f⁺; ``sol.original`` is the evaluation history (:class:`BOHistory`, always kept). With
@@ -880,9 +881,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
             record["phase"] = "feasibility"
         if problem.f_star is not None:
             record["regret"] = record["best_feasible"] - problem.f_star
-        if not ok:
-            monitor.record(**record)
-            retcode = RetCode.Diverged
+        if not ok:   # a True from the callback at this record is Terminated, as at every record
+            retcode = RetCode.Terminated if monitor.record(**record) else RetCode.Diverged
             break
         hist = history()
         U = problem.to_unit(hist.X)

@@ -62,3 +62,19 @@ def test_values_of_tiny_spread_are_modelled_not_flattened(f_unit, c_unit):
 
     reference, sol = run(1.0, 1.0), run(f_unit, c_unit)   # the runs differ by rounding only: as good
     assert sol.value / f_unit <= 1.1 * reference.value and float(sol.x.sum()) <= 1.0
+
+
+def test_a_callback_true_at_a_diverged_record_is_terminated():
+    # the callback's True at the record of a non-finite evaluation was ignored (Diverged), unlike at any other
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return float("nan") if len(calls) > 4 else float(x @ x)
+
+    problem = ConstrainedBOProblem(f, lambda x: -1.0, [[0.0, 1.0], [0.0, 1.0]], initial=4)
+    assert solve(problem, CEI(n_candidates=50), maxiters=3, seed=0).retcode.name == "Diverged"
+    calls.clear()
+    sol = solve(problem, CEI(n_candidates=50), maxiters=3, seed=0, callback=lambda record: True,
+                store_trace=True)
+    assert sol.retcode.name == "Terminated" and len(sol.trace) == 1
