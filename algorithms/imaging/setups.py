@@ -95,13 +95,18 @@ def make_setup(name: str) -> Setup:
 def measure(setup: Setup, x: torch.Tensor, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """y = Hx + ω at the set-up's SNR, and the noise std per image (rms of Hx / 10^(SNR/20)).
 
-    ``x`` has shape (*batch, h, w); the std has shape batch.
+    ``x`` has shape (*batch, h, w); the std has shape batch. ``seed`` an int in [0, 2**64) draws ω. The rms
+    is computed without underflow or overflow of the squares (any scale of x in the working range).
     """
     if not isinstance(setup, Setup):
         raise TypeError(f"setup must be a Setup (from make_setup), got {type(setup).__name__}")
     seed = check_seed(seed)
     clean = setup.operator.forward(x)
-    rms = clean.reshape(*clean.shape[:-len(setup.operator.measurement_shape)], -1).pow(2).mean(-1).sqrt()
+    flat = clean.reshape(*clean.shape[:-len(setup.operator.measurement_shape)], -1)
+    # rescaled by each image's largest entry: the squares underflowed to 0 for a float32 x ~1e-30 (std 0, a
+    # noiseless y at any SNR) and overflowed to inf for x ~1e20 (a NaN y)
+    top = flat.abs().amax(-1, keepdim=True)
+    rms = top[..., 0] * (flat / torch.where(top > 0, top, torch.ones_like(top))).pow(2).mean(-1).sqrt()
     std = rms / 10 ** (setup.snr_db / 20)
     generator = torch.Generator().manual_seed(seed)
     noise = torch.randn(clean.shape, generator=generator, dtype=clean.dtype)

@@ -14,3 +14,28 @@ def test_train_takes_every_documented_seed(seed, tmp_path, monkeypatch):
     saved = train_module.train("denoiser", steps=1, seed=seed, progress=False)
     assert saved["seed"] == seed and saved["step"] == 1
     assert all(bool(torch.isfinite(v).all()) for v in saved["model"].values())
+
+
+@pytest.fixture(scope="module")
+def cs25():
+    from algorithms.imaging import gaussian_cs
+    from algorithms.imaging.setups import Setup
+
+    H = gaussian_cs((8, 8), 0.25, seed=0)  # a small set-up (make_setup's 32×32 ones build for seconds)
+    return Setup("cs25", H, H, 30.0, 1.0)
+
+
+@pytest.mark.parametrize("scale, dtype", [(1e-30, torch.float32), (1e20, torch.float32),
+                                          (1e-200, torch.float64)])
+def test_measure_keeps_its_snr_at_every_scale(scale, dtype, cs25):
+    """The rms of Hx squared its entries: 0 for a float32 x ~1e-30 (std 0, a noiseless y at SNR 30 dB), inf
+    for x ~1e20 (a NaN y)."""
+    from algorithms.imaging.setups import measure
+
+    setup = cs25
+    x = torch.rand(2, *setup.operator.image_shape, generator=torch.Generator().manual_seed(0),
+                   dtype=torch.float64)
+    _, unit = measure(setup, x.to(dtype), seed=0)
+    y, std = measure(setup, (x * scale).to(dtype), seed=0)
+    assert bool(torch.isfinite(y).all())
+    torch.testing.assert_close((std / scale).double(), unit.double(), rtol=1e-5, atol=0.0)
