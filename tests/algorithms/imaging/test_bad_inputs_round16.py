@@ -39,3 +39,15 @@ def test_measure_keeps_its_snr_at_every_scale(scale, dtype, cs25):
     y, std = measure(setup, (x * scale).to(dtype), seed=0)
     assert bool(torch.isfinite(y).all())
     torch.testing.assert_close((std / scale).double(), unit.double(), rtol=1e-5, atol=0.0)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-200, 1e-300])
+def test_inverse_problem_takes_an_operator_of_tiny_entries(scale):
+    """The dot-product test's scale ‖Hx‖‖y‖ + ‖x‖‖Hᵀy‖ underflowed to 0 for entries below ~1e-160, so a valid
+    MatrixOperator was refused as "_adjoint must be the adjoint of its _forward"."""
+    from algorithms.imaging import InverseProblem, MatrixOperator
+
+    M = torch.randn(6, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * scale
+    H = MatrixOperator(M, (4, 4))
+    problem = InverseProblem(H, H(torch.ones(4, 4, dtype=torch.float64)))
+    assert problem.y.shape == (6,)
