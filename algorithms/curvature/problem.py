@@ -290,7 +290,10 @@ class CurvatureProblem(Problem):
         cannot, the gradient test decides."""
         if self.f_star is None or not self.gap_informative:
             return False
-        return gap_tol > 16 * float(np.finfo(self.dtype).eps) * max(abs(fx), abs(self.f_star))
+        # the rounding of f's own values: a float32 x0 with an f evaluated in float64 (the ready-made
+        # families) has float64's (float32's ended Stalled with the criterion met; red16b)
+        eps = self.__dict__.get("_f_eps", float(np.finfo(self.dtype).eps))
+        return gap_tol > 16 * eps * max(abs(fx), abs(self.f_star))
 
     def _check_minimizer(self, f_at: float, g: np.ndarray) -> None:
         """Refuse an ``x_star`` that a gradient step from it improves: f convex and differentiable, so a
@@ -445,6 +448,8 @@ class CurvatureProblem(Problem):
             # stopped on the truncated f − f* with a Success away from the optimum
             raise TypeError(f"f(x) must return a float at least as precise as x0's {self.x0.dtype}, got "
                             f"{type(fx).__name__}")
+        if "_f_eps" not in self.__dict__:  # f's own precision, from its answer at x0 (gap_resolved reads it)
+            object.__setattr__(self, "_f_eps", float(np.finfo(np.float32 if given == 2 else np.float64).eps))
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:

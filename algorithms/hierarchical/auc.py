@@ -59,7 +59,7 @@ class ScoreNet(CheckedStateModule):
     ``in_features``, ``hidden`` and ``out_features`` are ints >= 1 (the layers' widths; float64
     weights; ``in_features``/``out_features`` cannot be reassigned later), ``seed`` an int in [0, 2**64)
     for the initial weights (torch's global generator is not touched). ``forward`` refuses NaN/inf weights
-    (written in place) by name.
+    (written in place) and weights converted from float64 (``.half()``, ``.float()``) by name.
 
     >>> net = ScoreNet(in_features=3, hidden=4, seed=0)
     >>> tuple(net(torch.zeros(5, 3, dtype=torch.float64)).shape)
@@ -94,6 +94,10 @@ class ScoreNet(CheckedStateModule):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         if X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must have shape (n, {self.in_features}), got {tuple(X.shape)}")
+        for key, param in self.named_parameters():  # .half()/.float() after construction ran in silence
+            if param.dtype != torch.float64:
+                raise TypeError(f"ScoreNet's weights must be float64 (as built), got {key} of dtype "
+                                f"{param.dtype}: convert it back with .double()")
         if X.dtype != self.hidden.weight.dtype:
             raise TypeError(f"X must have dtype {self.hidden.weight.dtype} (the model's parameters), "
                             f"got {X.dtype}")

@@ -121,42 +121,17 @@ class NonFiniteTheta(ValueError):
     """``theta`` has NaN/inf entries (a solve reports ``Diverged``; a direct call gets this ValueError)."""
 
 
-def _model_state(model: torch.nn.Module) -> dict[str, Any]:
-    """What of ``model`` a solve reads besides the parameters it is given: its modules (type, train/eval
-    mode), its parameters' names, shapes and dtypes, and the buffers of its modules in eval mode (BatchNorm's
-    running statistics; a module in training mode does not read them)."""
-    buffers = {f"{name}.{key}" if name else key: value.detach().clone()
-               for name, module in model.named_modules() if not module.training
-               for key, value in module.named_buffers(recurse=False) if value is not None}
-    return {"modules": [(name, type(m).__qualname__, m.training) for name, m in model.named_modules()],
-            "parameters": [(name, tuple(p.shape), p.dtype) for name, p in model.named_parameters()],
-            "buffers": buffers}
+def _parameter_layout(model: torch.nn.Module) -> list[tuple[str, tuple[int, ...], torch.dtype]]:
+    """The names, shapes and dtypes of ``model``'s parameters (``.half()`` or a replaced layer changes
+    them)."""
+    return [(name, tuple(p.shape), p.dtype) for name, p in model.named_parameters()]
 
 
-def _check_model_state(built: dict[str, Any], now: dict[str, Any]) -> None:
-    """Refuse, naming ``model``, a model changed since the problem was built: switched to train() (a Dropout
-    then randomised f: one seed gave two answers), a layer replaced, its parameters converted (.half()) or a
-    buffer edited (BatchNorm's running mean: f changed in silence; a NaN in it ran to Diverged)."""
-    changes = []
-    if now["modules"] != built["modules"]:
-        modes = {name: training for name, _, training in now["modules"]}
-        switched = [name or "model" for name, kind, training in built["modules"]
-                    if name in modes and modes[name] != training]
-        changes.append(f"switched to train()/eval() ({switched[:3]})" if switched and
-                       [(n, k) for n, k, _ in now["modules"]] == [(n, k) for n, k, _ in built["modules"]]
-                       else "its modules replaced")
-    if now["parameters"] != built["parameters"]:
-        changes.append("its parameters' names, shapes or dtypes changed")
-    old, new = built["buffers"], now["buffers"]
-    edited = [name for name in old if name in new and (new[name].shape != old[name].shape
-              or new[name].dtype != old[name].dtype
-              or not torch.equal(torch.nan_to_num(new[name]), torch.nan_to_num(old[name]))
-              or not torch.equal(torch.isnan(new[name]), torch.isnan(old[name])))]
-    if edited:
-        changes.append(f"its buffers edited ({edited[:3]})")
-    if changes:
-        raise ValueError(f"model was changed after the problem was built: {'; '.join(changes)}; the problem "
-                         f"is the model as it was then: restore it or build a new UnlearningProblem")
+def _same_outputs(built: torch.Tensor, now: torch.Tensor) -> bool:
+    """Bitwise the same outputs, NaN where NaN was."""
+    return (built.shape == now.shape and built.dtype == now.dtype
+            and torch.equal(torch.isnan(built), torch.isnan(now))
+            and torch.equal(torch.nan_to_num(built), torch.nan_to_num(now)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,9 +159,10 @@ class UnlearningProblem(Problem):
     its own stopping test held (its docstring), not that D_r is fit; rows that differ only by round-off
     give interpolators of huge norm (ill-conditioned, not invalid). The model's registered parameters are
     copied at construction: ``init_params`` (Retrain's start) does not follow later edits of the model. The
-    model itself must stay as it was built: a solve refuses, naming ``model``, one switched to train()/eval(),
-    with a module replaced, its parameters converted (``.half()``, ``.double()``) or a buffer edited since
-    (BatchNorm's running statistics of a module in eval mode).
+    model itself must stay as it was built: a solve refuses, naming ``model``, one whose outputs at ``params``
+    on the first retain rows differ from then (switched to train() with a Dropout or BatchNorm, a layer
+    replaced, a buffer edited, a forward hook added) or whose parameters were converted or replaced
+    (``.half()``); a change that leaves f as it was (``.eval()`` on a model without such layers) passes.
     """
 
     model: torch.nn.Module
@@ -248,16 +224,14 @@ class UnlearningProblem(Problem):
         object.__setattr__(self, "params", params.clone())
         object.__setattr__(self, "_unflatten", unflatten)
         object.__setattr__(self, "_init_params", init.detach().clone())  # the fresh start, as it was built
-        object.__setattr__(self, "_model_state", _model_state(self.model))
+        object.__setattr__(self, "_model_layout", _parameter_layout(self.model))
+        object.__setattr__(self, "_model_outputs", self._probe_outputs())
 
     def _check_unchanged(self) -> None:
         """Before each solve: the tensors checked finite at construction still are (torch has no read-only
         tensors: a NaN written into ``problem.forget[1]`` afterwards gave a Success, into the retain X
         torch's LinAlgError)."""
         super()._check_unchanged()  # a field replaced through object.__setattr__: rebuilt (and checked)
-        built = self.__dict__.get("_model_state")
-        if built is not None:
-            _check_model_state(built, _model_state(self.model))
         tensors = (("params", self.params), ("retain X", self.retain[0]), ("retain y", self.retain[1]),
                    ("forget X", self.forget[0]), ("forget y", self.forget[1]))
         for name, tensor in tensors:
@@ -267,6 +241,36 @@ class UnlearningProblem(Problem):
             if not in_working_range(tensor):  # 1e39 written via .data (no version bump)
                 raise ValueError(f"{name} has entries past the working range (3.4e38; written after the "
                                  f"problem was built: it was checked then); build a new UnlearningProblem")
+        self._check_model_unchanged()
+
+    def _probe_outputs(self) -> torch.Tensor:
+        """The model's outputs at θ* on the first retain rows (what a solve's f is made of)."""
+        with torch.no_grad():
+            return functional_forward(self.model, self._unflatten(self.params),
+                                      (self.retain[0][:16].clone(),)).detach().clone()
+
+    def _check_model_unchanged(self) -> None:
+        """Refuse, naming ``model``, a model changed since the problem was built so that f changed: its
+        outputs at θ* differ (switched to train() with a Dropout or BatchNorm: one seed gave two answers; a
+        layer replaced, a buffer edited, a forward hook added) or its parameters were converted or replaced
+        (``.half()``). A change that leaves f as it was (``.eval()`` on a model without such layers)
+        passes."""
+        built = self.__dict__.get("_model_outputs")
+        if built is None:  # an old pickle
+            return
+        if _parameter_layout(self.model) != self.__dict__.get("_model_layout"):
+            raise ValueError("model was changed after the problem was built: its parameters' names, shapes "
+                             "or dtypes changed (a layer replaced, .half()); the problem is the model as it "
+                             "was then: restore it or build a new UnlearningProblem")
+        try:
+            now = self._probe_outputs()
+        except Exception:  # the model's own error: the solve meets it and names it as it does mid-run
+            return
+        if not _same_outputs(built, now):
+            raise ValueError("model was changed after the problem was built: its outputs at params differ "
+                             "from then (switched to train() with a Dropout or BatchNorm, a layer replaced, "
+                             "a buffer edited, a hook added); the problem is the model as it was then: "
+                             "restore it or build a new UnlearningProblem")
 
     def _check_fits(self, name: str, X: torch.Tensor, y: torch.Tensor, init: torch.Tensor,
                     unflatten: Callable) -> None:

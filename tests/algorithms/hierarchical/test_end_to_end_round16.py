@@ -53,3 +53,14 @@ def test_phi_answering_float64_scalars_is_read(phi):
     sol = solve(prob, SGDA(), seed=0, tol=1e-8)
     assert sol.retcode is RetCode.Success
     assert sol.value == pytest.approx(0.625 * float(sol.x @ sol.x), rel=1e-12)
+
+
+@pytest.mark.parametrize("convert", ["half", "bfloat16", "float"])
+def test_scorenet_converted_from_float64_is_refused_at_forward(convert):
+    """ScoreNet's weights are float64 (documented); .half()/.bfloat16()/.float() ran in silence (red16b)."""
+    from algorithms.hierarchical import ScoreNet
+
+    net = getattr(ScoreNet(3, 4, seed=0), convert)()
+    dtype = next(net.parameters()).dtype
+    with pytest.raises(TypeError, match=r"ScoreNet's weights must be float64"):
+        net(torch.zeros(2, 3, dtype=dtype))
