@@ -320,6 +320,10 @@ class ScoreModel(CheckedStateModule):
                             f"got {type(X).__name__}")
         _dense("X", X)
         check_shape("X", X, (None, self.in_features))
+        if dtype is not None and dtype not in (torch.float32, torch.float64):
+            # .half() / .bfloat16() after construction (which refuses them) scored in half precision, silently
+            raise TypeError(f"the model's parameters or buffers have dtype {dtype}: half precision is not "
+                            f"supported (convert the model with .double() or .float())")
         if dtype is None and not X.is_floating_point():  # no parameters: any real floating dtype
             raise TypeError(f"X must be a real floating tensor, got dtype {X.dtype}")
         if dtype is not None and X.dtype != dtype:
@@ -338,9 +342,10 @@ class GaussianScore(ScoreModel):
     ∇ log p_t(x) = −(x − √ᾱ_t mean)/(ᾱ_t std² + 1 − ᾱ_t). No parameters.
 
     ``mean`` is a finite 1-D array of length n, ``std`` a 1-D array of n finite entries > 0 (the
-    per-coordinate standard deviations), ``schedule`` a :class:`VPSchedule` and ``dtype`` a floating
-    torch dtype (the buffers'): inputs (``forward``'s X, ``score``'s x, a sampler's ``dtype``) must have
-    it. ``forward(X)`` takes X = [x, t] of shape (batch, n + 1).
+    per-coordinate standard deviations), ``schedule`` a :class:`VPSchedule` and ``dtype`` torch.float32
+    or torch.float64 (the buffers'; half precision refused, also after ``.half()``): inputs (``forward``'s
+    X, ``score``'s x, a sampler's ``dtype``) must have it. ``forward(X)`` takes X = [x, t] of shape
+    (batch, n + 1).
     """
 
     def __init__(self, mean, std, schedule: VPSchedule, *, dtype: torch.dtype = torch.float64) -> None:
@@ -416,8 +421,10 @@ class ScoreMLP(ScoreModel):
 
     ``n`` (int >= 1) is the data dimension, ``hidden`` (int >= 1) the width of its two hidden SiLU
     layers, ``schedule`` the :class:`VPSchedule` (None: the default ``VPSchedule()``), ``seed`` (int in
-    [0, 2**64)) seeds the initial weights without touching torch's global generator, ``dtype`` a
-    floating torch dtype. ``forward(X)`` takes X = [x, t] of shape (batch, n + 1), t in [t_min, 1].
+    [0, 2**64)) seeds the initial weights without touching torch's global generator, ``dtype``
+    torch.float32 or torch.float64 (half precision is refused, also a model made half later with
+    ``.half()``/``.bfloat16()``: its forward raises TypeError). ``forward(X)`` takes X = [x, t] of shape
+    (batch, n + 1), t in [t_min, 1].
 
     >>> model = ScoreMLP(2, hidden=16, seed=0)
     >>> model(torch.full((5, 3), 0.5, dtype=torch.float64)).shape  # the last column: t in [t_min, 1]

@@ -42,3 +42,19 @@ def test_ggdopt_without_any_restricted_solution_is_failure():
     sol = solve(problem, TINY, seed=0)
     assert sol.retcode is RetCode.Failure and sol.x.tolist() == [0.5]
     assert sol.stats.empirical_violation == 1.0
+
+
+@pytest.mark.parametrize("convert", ["half", "bfloat16"])
+@pytest.mark.parametrize("model", ["ScoreMLP", "GaussianScore"])
+def test_a_model_made_half_after_construction_is_refused(model, convert):
+    # the constructors refuse float16, but .half() / .bfloat16() afterwards scored in half precision, silently
+    import torch
+
+    from algorithms.chance import GaussianScore, ScoreMLP, VPSchedule
+
+    built = (ScoreMLP(2, hidden=8, seed=0) if model == "ScoreMLP" else
+             GaussianScore(torch.zeros(2), torch.ones(2), VPSchedule()))
+    built = getattr(built, convert)()
+    dtype = torch.float16 if convert == "half" else torch.bfloat16
+    with pytest.raises(TypeError, match=r"^the model's parameters or buffers have dtype torch\.(f|bf)"):
+        built(torch.tensor([[0.3, -0.2, 0.5]], dtype=dtype))
