@@ -120,8 +120,9 @@ class CountingOracle:
         return float(self.exact_value(subset))
 
     def exact_value(self, subset: frozenset) -> float | int | Fraction:
-        """:meth:`value`, with an int or Fraction answer of ``f`` kept exact (the methods compare its gains in
-        exact arithmetic; a float answer is returned as a float)."""
+        """:meth:`value` of ``subset`` (a set of elements of the matchoid's ground set, as for :meth:`value`),
+        with an int or Fraction answer of ``f`` kept exact (the methods compare its gains in exact arithmetic;
+        a float answer is returned as a float)."""
         subset = as_subset("subset", subset)
         outside = [e for e in subset if not self.matchoid.covers(e)]
         if outside:  # MatchoidMaximization and UpdateStream refuse such an element; the oracle answered
