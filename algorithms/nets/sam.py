@@ -171,8 +171,10 @@ class SAM(torch.optim.Optimizer):
     every float32 step to 0);
     ``normalize`` (bool) whether ε is
     ``ρ g/(‖g‖ + 1e-12)`` (SAM, with the reference implementation's guard 1e-12: gradients of norm well
-    below 1e-12 get a perturbation ρ g/1e-12, not of norm ρ) or ``ρ g``. A NaN/inf gradient (at θ or at
-    θ + ε) reaches the weights, as in torch's
+    below 1e-12 get a perturbation ρ g/1e-12, not of norm ρ) or ``ρ g``; with the base optimizer's
+    ``maximize=True`` the run is SAM minimizing −L (ε = −ρ g/(‖g‖ + 1e-12), the base step ascends),
+    and ``lr = 0`` leaves every weight bitwise unchanged (the base optimizer's state still moves). A
+    NaN/inf gradient (at θ or at θ + ε) reaches the weights, as in torch's
     optimizers, with a ``RuntimeWarning`` (SAM has no skip policy; the package's Muon/Shampoo/SOAP skip).
     A parameter group may set these and the base optimizer's keywords (and
     the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
@@ -356,6 +358,10 @@ class SAM(torch.optim.Optimizer):
                           "torch's optimizers (check the loss, or lower lr)", RuntimeWarning, stacklevel=3)
         for group in self.param_groups:
             scale = group["rho"] / (grad_norm + 1e-12) if group["normalize"] else group["rho"]
+            if group.get("maximize", False):
+                # maximizing L is SAM on −L: ε = ρ ∇(−L)/‖∇L‖ descends L (ε along +∇L ascended it, so the
+                # run differed from SAM minimizing −L by 5 % in one step)
+                scale = -scale
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -382,8 +388,11 @@ class SAM(torch.optim.Optimizer):
         if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             raise SAMCallError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
                                "there is nothing to undo and the step would be the base optimizer's alone)")
+        restored: dict[int, list[torch.Tensor | None]] = {}   # θ of the groups with lr = 0, put back below
         for group in self.param_groups:
+            kept = restored.setdefault(id(group), []) if group["lr"] == 0 else None
             for p in group["params"]:
+                theta = None
                 if "e_w" in self.state[p]:
                     e_w = self.state[p].pop("e_w")
                     theta = self.state[p].pop("theta", None)   # absent in a state saved before round 14
@@ -391,12 +400,19 @@ class SAM(torch.optim.Optimizer):
                         p.copy_(theta)
                     else:
                         p.sub_(e_w)
+                if kept is not None:
+                    kept.append(p.detach().clone() if theta is None else theta)
         check_state_finite("SAM (its base optimizer)", self.base_optimizer, allow_inf=True)   # NaN written in
         if not bool(torch.isfinite(self._grad_norm())):     # the loss at θ + ε was NaN: no word before
             warnings.warn("SAM.second_step: a gradient at θ + ε holds NaN or inf; it reaches the weights, as "
                           "in torch's optimizers (check the loss, or lower rho or lr)", RuntimeWarning,
                           stacklevel=3)
         self.base_optimizer.step()
+        for group in self.param_groups:
+            if group["lr"] == 0:   # no step: θ bitwise (torch's θ + (−0)·d turned a −0.0 weight into +0.0)
+                for p, theta in zip(group["params"], restored.get(id(group), ()), strict=False):
+                    if theta is not None:
+                        p.copy_(theta)
         # the two-step path never calls self.step: tell a torch LR scheduler that this optimizer
         # has stepped, as its wrapper of step() would (else it warns "lr_scheduler.step() before
         # optimizer.step()")

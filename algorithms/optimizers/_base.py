@@ -602,7 +602,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
     def _step_group(self, group: dict[str, Any]) -> None:
         """The loop every optimizer of the family shares: for each parameter with a gradient,
         ``W ← (1 − lr·λ) W − s·D`` with (D, s) from :meth:`_direction`, in the state dtype and
-        written back once. A weight decay of 0 skips the multiplication by 1 (exact either way)."""
+        written back once. A weight decay of 0 skips the multiplication by 1 (exact either way); lr = 0
+        updates the state and leaves every weight bitwise unchanged (−0.0 included)."""
         for p in group["params"]:
             if p.grad is not None and p.numel():  # a 0-element parameter has nothing to step (as torch's)
                 self._step_param(p, group)
@@ -613,6 +614,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
         dtype = self.state_dtype(p)
         value = p.to(dtype)                 # p itself for float32 / float64 parameters
         direction, step_size = self._direction(p, p.grad.to(dtype), self.state[p], group, dtype)
+        if lr == 0:     # the state moves, the weights not at all: W + (−0)·D turned a −0.0 weight into +0.0
+            return
         if wd != 0:
             value.mul_(1 - lr * wd)
         value.add_(direction, alpha=-step_size)

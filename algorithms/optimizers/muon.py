@@ -327,6 +327,8 @@ class Muon(MatrixOptimizer):
                 buf.lerp_(grad, 1 - mu)
                 direction = grad.lerp(buf, mu) if nesterov else buf
                 directions.append(direction if direction.ndim == 2 else direction.reshape(rows, cols))
+            if lr == 0:     # momentum updated, weights bitwise unchanged (W + (−0)·O turned −0.0 into +0.0)
+                continue
             updates = _newton_schulz_many(directions, a, b, c, group["ns_steps"], group["eps"],
                                           group["ns_dtype"])
             step_size = -adjusted_lr(lr, group["adjust_lr_fn"], (rows, cols))
