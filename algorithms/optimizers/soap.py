@@ -77,9 +77,9 @@ class SOAP(MatrixOptimizer):
     betas : (β₁, β₂) in [0, 1) (default (0.95, 0.95)): Adam's moments
     shampoo_beta : float in [0, 1) or None (default None: β₂): β_s of the factor statistics
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis,
-        added to √v̂ floored at 10 · u · (rows + cols) · ‖√v̂‖_F of the tile (u the state dtype's machine
-        epsilon: rotated coordinates below it are the rotation's rounding, which Adam would scale to ±1)
-        (and of the vectors' AdamW step); float32 parameters keep the second moment in float32, where a
+        added to √v̂ (and of the vectors' AdamW step); a rotated coordinate whose √v̂ is at or below
+        10 · u · (rows + cols) · ‖√v̂‖_F of its tile (u the state dtype's machine epsilon) is the rotation's
+        rounding (0 in exact arithmetic) and takes no step (Adam would scale it to ±1, ε to noise/ε); float32 parameters keep the second moment in float32, where a
         gradient entry below ~1e-19 squares to 0 (as in torch.optim.AdamW): with ε below such an entry the
         step along it is m̂/ε, not ±lr; keep ε >= 1e-19 or use float64 parameters for gradients that small
     weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
@@ -192,8 +192,12 @@ class SOAP(MatrixOptimizer):
         # directions a rank-one gradient does not span (float64 kept them at 0)
         floor = denominator.square().sum(dim=(-2, -1), keepdim=True).sqrt_()
         floor.mul_(10 * torch.finfo(dtype).eps * (rows + cols))
-        denominator = torch.maximum(denominator, floor).add_(group["eps"])
-        direction = self._rotate(rotated_momentum / denominator, state, inverse=True)
+        # and they take no step (0 in exact arithmetic): divided by the floor or by ε they moved the weights
+        # by noise/ε, 1e-7 off the first step's closed form U diag(σ/(σ + ε)) Vᵀ at gradients of 1, 1e-2 off
+        # at gradients of 1e30
+        noise = denominator <= floor
+        ratio = rotated_momentum / torch.maximum(denominator, floor).add_(group["eps"])
+        direction = self._rotate(ratio.masked_fill_(noise, 0.0), state, inverse=True)
         if t % group["precondition_frequency"] == 0:
             self._refresh(state, group["root_dtype"])
         return from_tiles(direction, p.shape, block_size), group["lr"] / (1 - beta1**t)

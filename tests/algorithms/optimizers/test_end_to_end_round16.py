@@ -98,3 +98,26 @@ def test_muon_matches_its_documented_rule(steps, scale):
         opt.step()
     expected = _muon_reference(w0, grads, 0.02)
     assert np.linalg.norm(w.detach().numpy() - expected) <= 1e-12 * np.linalg.norm(expected)
+
+
+@pytest.mark.parametrize("eps", [1.2e-38, 1e-8])
+@pytest.mark.parametrize("scale", [1e-30, 1.0, 1e30])
+@pytest.mark.parametrize("block_size", [None, 2])
+def test_soap_first_step_is_its_closed_form(scale, eps, block_size):
+    # at t = 1 the rotated gradient is diag(σ) (Q_L, Q_R: G's singular vectors), so the step is
+    # lr · U diag(σ/(σ + ε)) Vᵀ per tile; the rotation's rounding off the diagonal was divided by ε or the floor
+    # (1e-7 off at scale 1, 1e-2 off at 1e30)
+    rng = np.random.default_rng(1)
+    w0, g = rng.standard_normal((4, 4)), scale * rng.standard_normal((4, 4))
+    w = torch.nn.Parameter(torch.tensor(w0))
+    opt = SOAP([w], lr=0.01, eps=eps, block_size=block_size)
+    w.grad = torch.tensor(g)
+    opt.step()
+    expected = w0.copy()
+    side = 4 if block_size is None else block_size
+    for i in range(0, 4, side):
+        for j in range(0, 4, side):
+            u, s, vt = np.linalg.svd(g[i:i + side, j:j + side])
+            expected[i:i + side, j:j + side] -= 0.01 * (u * (s / (s + eps))) @ vt
+    step = w.detach().numpy() - w0
+    assert np.linalg.norm(step - (expected - w0)) <= 1e-12 * np.linalg.norm(expected - w0)
