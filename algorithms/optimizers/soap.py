@@ -79,8 +79,9 @@ class SOAP(MatrixOptimizer):
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis,
         added to √v̂ (and of the vectors' AdamW step); a rotated coordinate whose √v̂ is at or below
         10 · u · (rows + cols) · ‖√v̂‖_F of its tile (u the state dtype's machine epsilon) is the rotation's
-        rounding (0 in exact arithmetic) and takes no step (Adam would scale it to ±1, ε to noise/ε); float32 parameters keep the second moment in float32, where a
-        gradient entry below ~1e-19 squares to 0 (as in torch.optim.AdamW): with ε below such an entry the
+        rounding (0 in exact arithmetic) and takes no step (Adam would scale it to ±1, ε to noise/ε);
+        float32 parameters keep the second moment in float32, where a gradient entry below ~1e-19 squares
+        to 0 (as in torch.optim.AdamW): with ε below such an entry the
         step along it is m̂/ε, not ±lr; keep ε >= 1e-19 or use float64 parameters for gradients that small
     weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
     precondition_frequency : int >= 1 (default 10): steps between basis refreshes

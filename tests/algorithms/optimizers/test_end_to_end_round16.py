@@ -105,8 +105,8 @@ def test_muon_matches_its_documented_rule(steps, scale):
 @pytest.mark.parametrize("block_size", [None, 2])
 def test_soap_first_step_is_its_closed_form(scale, eps, block_size):
     # at t = 1 the rotated gradient is diag(σ) (Q_L, Q_R: G's singular vectors), so the step is
-    # lr · U diag(σ/(σ + ε)) Vᵀ per tile; the rotation's rounding off the diagonal was divided by ε or the floor
-    # (1e-7 off at scale 1, 1e-2 off at 1e30)
+    # lr · U diag(σ/(σ + ε)) Vᵀ per tile; the rotation's rounding off the diagonal was divided by ε or the
+    # floor (1e-7 off at scale 1, 1e-2 off at 1e30)
     rng = np.random.default_rng(1)
     w0, g = rng.standard_normal((4, 4)), scale * rng.standard_normal((4, 4))
     w = torch.nn.Parameter(torch.tensor(w0))
