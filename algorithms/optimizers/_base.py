@@ -545,6 +545,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
         # the group's own parameters: a check may depend on them (Muon's use_muon=True edited onto a group of
         # vectors stepped them through Newton–Schulz's routing in silence)
         self._refuse_misspelt_keys(index, group)
+        edited = [] if snapshot is None else sorted(
+            str(k) for k in group if k not in ("params", "lr", "weight_decay")
+            and snapshot[1].get(k, _MISSING) is not group[k])
         candidate = {**group, "params": list(group["params"])}
         try:
             with warnings.catch_warnings():         # unknown keys were warned about when the group came
@@ -556,7 +559,34 @@ class MatrixOptimizer(torch.optim.Optimizer):
         for key, value in candidate.items():       # normalized values (np.float32 -> float) written back
             if key not in ("params", "lr", "weight_decay"):
                 group[key] = value
+        self._check_state_fits(index, group, edited)
         snapshots[id(group)] = (group, dict(group))
+
+    def _check_state_fits(self, index: int, group: dict[str, Any], edited: list[str]) -> None:
+        """The state of the group's parameters is what a step under the group's edited settings reads:
+        Shampoo's and SOAP's ``block_size`` edited after a step failed inside torch ("expanded size"), and
+        ``max_precond_dim`` edited was ignored in silence (the statistics built for the old value stayed
+        in use). A parameter's state must hold every entry of one of :meth:`_expected_state`'s
+        alternatives, with its shape, and no entry outside them."""
+        settings = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
+        for p in group["params"]:
+            entry = self.state.get(p)
+            if not entry:
+                continue
+            options = self._expected_state(p, settings)
+            known = {key: shape for option in options for key, shape in option.items()}
+            fits = all(key in known for key in entry) and any(set(o) <= set(entry) for o in options) \
+                and all(known[key] is None or not isinstance(value, torch.Tensor)
+                        or tuple(value.shape) == tuple(known[key]) for key, value in entry.items())
+            if not fits:
+                shown = {key: tuple(v.shape) if isinstance(v, torch.Tensor) else v
+                         for key, v in entry.items()}
+                name, what = type(self).__name__, ", ".join(edited) or "its settings"
+                raise ValueError(f"{name}.step: param_groups[{index}] was edited ({what}) after its "
+                                 f"parameters had state: a parameter of shape {tuple(p.shape)} holds "
+                                 f"{shown}, built for the old settings, and a step under the new ones needs "
+                                 f"{' or '.join(str(o) for o in options)}; these settings are fixed once a "
+                                 f"parameter has state: build a new {name} for them")
 
     def _expected_state(self, p: torch.Tensor, group: dict[str, Any]) -> list[dict[str, tuple | None]]:
         """The state entries one step writes for ``p`` under ``group``'s settings: the alternatives, each

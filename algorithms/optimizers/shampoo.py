@@ -84,7 +84,9 @@ class Shampoo(MatrixOptimizer):
         (2.2e-16 in float64): eigenvalues below that are rounding, and a float32 Shampoo took 25x steps on
         them
     precondition_frequency : int >= 1 (default 10): steps between inverse-root refreshes
-    block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side
+    block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side (it and
+        ``max_precond_dim`` shape the state: edited in ``param_groups`` once a parameter has state, they
+        are refused at the next step naming them)
     exponent : float in (0, 0.5] (default 0.25): e in (L̂ + εI)^(−e)
     grafting : None or "adam" (default None; see above)
     adam_eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): ε of the grafted

@@ -85,7 +85,9 @@ class SOAP(MatrixOptimizer):
         step along it is m̂/ε, not ±lr; keep ε >= 1e-19 or use float64 parameters for gradients that small
     weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
     precondition_frequency : int >= 1 (default 10): steps between basis refreshes
-    block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side
+    block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side (it and
+        ``max_precond_dim`` shape the state: edited in ``param_groups`` once a parameter has state, they
+        are refused at the next step naming them)
     max_precond_dim : int >= 1 (default 10000): longer sides keep the identity basis
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient (or an entry
         above 1e15, 1e150 for float64 parameters: its square overflows the state) is skipped
