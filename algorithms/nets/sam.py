@@ -32,6 +32,7 @@ bias. NeurIPS 2025, arXiv:2511.17378 (Section 4, Table 1: SAM reaches minima of 
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import math
 import warnings
@@ -126,6 +127,19 @@ def _check_rate(name: str, value: Any) -> float:
     if value > RATE_MAX:
         raise ValueError(f"{name} must be <= 1e10 (a larger one overflows float32 weights), got {value!r}")
     return value + 0.0
+
+
+def _check_params(params: list[Any]) -> None:
+    """A group's tensors (appended after construction too): floating (an integer/bool tensor has no gradient:
+    SAM would step nothing, silently) and holding data."""
+    for i, p in enumerate(params):
+        if not isinstance(p, torch.Tensor) or not (p.is_floating_point() or p.is_complex()):
+            shown = p.dtype if isinstance(p, torch.Tensor) else type(p).__name__
+            raise TypeError(f"params must be floating tensors (they need gradients), got {shown} at position "
+                            f"{i} of the parameter group")
+        if p.device.type == "meta":
+            raise ValueError(f"params must hold data, got a tensor on the meta device at position {i} of the "
+                             "parameter group")
 
 
 def _check_distinct(groups: list[dict[str, Any]]) -> None:
@@ -308,14 +322,17 @@ class SAM(torch.optim.Optimizer):
         grads = [p.grad for g in self.param_groups for p in g["params"] if p.grad is not None]
         if not grads:
             return torch.tensor(0.0)
-        norm = torch.linalg.vector_norm(torch.stack([grad.norm(p=2) for grad in grads]), 2)
+        # in float32 at least: float16's norm of g = [1e-5, 0] underflowed to 0 and 1e-12 rounds to 0
+        # there, so ε was ρ·g/0 = inf/NaN
+        wide = [grad if grad.dtype in (torch.float32, torch.float64) else grad.float() for grad in grads]
+        norm = torch.linalg.vector_norm(torch.stack([grad.norm(p=2) for grad in wide]), 2)
         if bool(torch.isfinite(norm)) or not all(bool(torch.isfinite(grad).all()) for grad in grads):
             return norm
         # finite gradients whose squares overflowed (float32 entries past ~1e19): ‖g‖ was inf, so ε = 0 and
         # the step was the base optimizer's alone, under a warning about NaN/inf gradients. Taken at unit
         # scale, as a float64 number (the norm itself may pass float32's range)
-        top = max(float(grad.abs().amax()) for grad in grads if grad.numel())
-        total = math.fsum(float(torch.linalg.vector_norm(grad / top)) ** 2 for grad in grads)
+        top = max(float(grad.abs().amax()) for grad in wide if grad.numel())
+        total = math.fsum(float(torch.linalg.vector_norm(grad / top)) ** 2 for grad in wide)
         return torch.tensor(top * math.sqrt(total), dtype=torch.float64)
 
     def _check_groups(self) -> None:
@@ -328,11 +345,28 @@ class SAM(torch.optim.Optimizer):
                     value = group[key]
                     floor = LR_MIN if key == "lr" and value != 0.0 else 0.0   # lr: 0 or >= 1.18e-38
                     if not (type(value) is float and floor <= value <= RATE_MAX):
-                        _check_rate(key, value)
-                check_bool("normalize", group["normalize"])
-                _check_finite_keywords(group, "")     # momentum = nan, weight_decay = inf, ... (any key)
+                        group[key] = _check_rate(key, value)   # a Fraction stored as the float it checked
+                group["normalize"] = check_bool("normalize", group["normalize"])
+                # momentum = nan, weight_decay = inf, ... (any key); a Fraction written back as its float
+                # (torch's add_ refused one as alpha)
+                group.update({k: v for k, v in _check_finite_keywords(group, "").items() if k != "params"})
+                self._refuse_misspelt_key(group)
+                _check_params(group["params"])
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"SAM: param_groups[{index}] was set to an invalid value: {exc}") from None
+        _check_distinct(self.param_groups)  # a tensor appended to a group's params twice took two steps
+
+    def _refuse_misspelt_key(self, group: dict[str, Any]) -> None:
+        """A key written into a group after construction that is a near-spelling of a keyword (``"rhoo"``,
+        ``"momentun"``: difflib ratio >= 0.8): the group's own value stayed in force in silence."""
+        for key in group:
+            if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS:
+                continue
+            close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
+            if close:
+                raise ValueError(f"it has the key {key!r}, not a keyword of SAM or of its base_optimizer: "
+                                 f"did you mean {close[0]!r}? (the group's {close[0]} stays unchanged under "
+                                 "a misspelt key)")
 
     @torch.no_grad()
     def first_step(self, zero_grad: bool = False) -> None:
@@ -365,7 +399,8 @@ class SAM(torch.optim.Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                e_w = p.grad * scale
+                # in float32 at least (a float16 ρ/‖g‖ overflows), rounded once when added to θ
+                e_w = (p.grad if p.grad.dtype in (torch.float32, torch.float64) else p.grad.float()) * scale
                 # θ itself is kept: (θ + ε) − ε is not θ when ε dwarfs θ (rho = 1e10 moved the weights by
                 # 5.6e-7 with lr = 0; heldout15)
                 self.state[p]["theta"] = p.detach().clone()

@@ -461,8 +461,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
         return loss
 
     def _live_state_versions(self) -> dict[tuple[int, str], tuple[torch.Tensor, int]]:
-        return {(id(p), key): (value, value._version) for p, entry in self.state.items()
-                for key, value in entry.items() if isinstance(value, torch.Tensor)}
+        # step counts too (by identity): adam_step = -1 written after a step made Adam's bias correction 0/0
+        return {(id(p), key): (value, value._version if isinstance(value, torch.Tensor) else None)
+                for p, entry in self.state.items() for key, value in entry.items()}
 
     def _check_live_state(self) -> None:
         """State entries written in place or replaced since the last step, checked as load_state_dict checks
@@ -479,9 +480,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
             for p in group["params"]:
                 index += 1
                 entry = self.state.get(p)
-                touched = [key for key, value in (entry or {}).items() if isinstance(value, torch.Tensor)
-                           and (seen.get((id(p), key), (None, None))[0] is not value
-                                or seen[(id(p), key)][1] != value._version)]
+                touched = [key for key, value in (entry or {}).items()
+                           if seen.get((id(p), key), (None, None))[0] is not value
+                           or (isinstance(value, torch.Tensor) and seen[(id(p), key)][1] != value._version)]
                 if touched:
                     self._check_live_entry(index, p, entry, touched, settings)
 
@@ -500,8 +501,15 @@ class MatrixOptimizer(torch.optim.Optimizer):
             value = entry[key]
             if key not in shapes:
                 continue                  # a key of a subclass's own (or unknown): left to the step
-            if shapes[key] is None:
-                continue                  # a step count
+            if shapes[key] is None:       # a step count, checked as load_state_dict checks it
+                n = value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
+                real = isinstance(n, int | float | np.integer) and not isinstance(n, bool | np.bool_)
+                if not (real and math.isfinite(n) and 0 <= n < 2**63 and float(n).is_integer()):
+                    raise ValueError(f"{where}: a step count must be an integer >= 0, got "
+                                     f"{type(value).__name__} {value!r:.40}")
+                continue
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"{where}: it must be a tensor, got {type(value).__name__}")
             if value.dtype not in (torch.float32, torch.float64):
                 raise TypeError(f"{where}: it must be float32 or float64, got {value.dtype}")
             if tuple(value.shape) != tuple(shapes[key]):
@@ -538,10 +546,18 @@ class MatrixOptimizer(torch.optim.Optimizer):
         nothing changed; ``lr``/``weight_decay`` (what schedulers edit) are checked above."""
         snapshots = self.__dict__.setdefault("_validated_groups", {})
         snapshot = snapshots.get(id(group))
+        param_ids = [id(p) for p in group["params"]]
         if snapshot is not None and snapshot[0] is group and len(snapshot[1]) == len(group) and all(
                 k in ("lr", "weight_decay", "params") or group.get(k, _MISSING) is v
-                for k, v in snapshot[1].items()):
+                for k, v in snapshot[1].items()) and snapshot[2] == param_ids:
             return
+        if snapshot is None or snapshot[2] != param_ids:
+            # a tensor appended to the params list in place: listed twice it took two steps per step
+            try:
+                self._check_distinct()
+            except ValueError as exc:
+                raise ValueError(f"{type(self).__name__}.step: param_groups[{index}]['params'] was edited: "
+                                 f"{exc}") from None
         # the group's own parameters: a check may depend on them (Muon's use_muon=True edited onto a group of
         # vectors stepped them through Newton–Schulz's routing in silence)
         self._refuse_misspelt_keys(index, group)
@@ -560,7 +576,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if key not in ("params", "lr", "weight_decay"):
                 group[key] = value
         self._check_state_fits(index, group, edited)
-        snapshots[id(group)] = (group, dict(group))
+        snapshots[id(group)] = (group, dict(group), param_ids)
 
     def _check_state_fits(self, index: int, group: dict[str, Any], edited: list[str]) -> None:
         """The state of the group's parameters is what a step under the group's edited settings reads:

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from algorithms.optimizers import SOAP, Shampoo
+from algorithms.optimizers import SOAP, Muon, Shampoo
 
 
 def _stepped(cls):
@@ -36,3 +36,31 @@ def test_state_shaping_edit_back_to_the_built_value_steps(cls):
     opt.param_groups[0]["block_size"] = None     # the value it was built with: a new object, same settings
     w.grad = torch.ones_like(w)
     opt.step()
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+@pytest.mark.parametrize("value", [-1, -5, 2.5, True, "3", None])
+def test_step_count_edited_after_a_step_is_refused_by_name(cls, value):
+    # adam_step = -1 stepped NaN into the weights; -5 / "3" / None reached bare Python errors; 2.5 was taken
+    w = torch.nn.Parameter(torch.ones(3))
+    opt = cls([w], lr=0.1)
+    w.grad = torch.ones_like(w)
+    opt.step()
+    opt.state[w]["adam_step"] = value
+    with pytest.raises(ValueError, match=r"state\[param 0\]\['adam_step'\] was changed after the last step"):
+        opt.step()
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+@pytest.mark.parametrize("after_a_step", [False, True])
+def test_parameter_appended_twice_is_refused_by_name(cls, after_a_step):
+    # it took two steps per step in silence
+    w, v = torch.nn.Parameter(torch.ones(2, 2)), torch.nn.Parameter(torch.ones(3))
+    opt = cls([w, v], lr=0.1)
+    if after_a_step:
+        w.grad, v.grad = torch.ones_like(w), torch.ones_like(v)
+        opt.step()
+    opt.param_groups[0]["params"].append(w)
+    w.grad, v.grad = torch.ones_like(w), torch.ones_like(v)
+    with pytest.raises(ValueError, match=r"param_groups\[0\]\['params'\] was edited: params lists a tensor"):
+        opt.step()
