@@ -16,8 +16,9 @@ the same backward pass, as soon as its gradient is accumulated:
     g_l ← None                          (freed at once: no inactive gradient outlives the pass)
 
 with β = ``expansion_lr_scale`` · ``lr`` (read from the optimizer's param group at each pass,
-so an lr scheduler scales both). The update runs in a post-accumulate-grad hook, so only
-the active block's gradient is ever stored.
+so an lr scheduler scales both); with the base optimizer's ``maximize=True`` the expansion ascends too,
+W_l ← W_l + β g_l (or + β sign(g_l)), as the active block does. The update runs in a
+post-accumulate-grad hook, so only the active block's gradient is ever stored.
 
 Blocks are found from parameter names (:func:`find_blocks`): by default one block per
 numbered layer (the shortest dotted name prefix ending in an integer, e.g. ``layers.3`` of
@@ -301,7 +302,10 @@ class BlockOptimizer(torch.optim.Optimizer):
     :meth:`load_state_dict` adopts a saved block layout over every parameter given; build one per model
     (or one on a fresh copy) to partition the whole model. Call
     ``loss.backward()`` then ``step()``; ``state_dict()`` holds the base optimizer's state and
-    the schedule position (block-epoch, position in the order, steps in the block). A NaN/inf
+    the schedule position (block-epoch, position in the order, steps in the block) with the ``order`` and
+    ``seed`` that define it (``load_state_dict`` refuses a state saved under another order, or another seed
+    of the random order, naming it: its base state belongs to another block). ``param_groups[0]['params']``
+    edited after construction is refused at the next step (the blocks are fixed at construction). A NaN/inf
     gradient goes to the base optimizer unchanged, so the step behaves as that torch optimizer's
     does (for ``torch.optim.AdamW``, the NaN reaches the weights). A sparse gradient raises
     ``RuntimeError`` (as torch's Adam); ``load_state_dict`` refuses a hand-edited or foreign state with
@@ -467,7 +471,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         group = self.param_groups[0]
         beta = group["lr"] * group["expansion_lr_scale"]
         update = p.grad.sign() if self.expansion == "sign" else p.grad
-        p.add_(update, alpha=-beta)
+        # the base's maximize=True ascends L on the active block: the expansion ascends with it (it descended)
+        p.add_(update, alpha=beta if group.get("maximize", False) else -beta)
         p.grad = None
 
     def remove_hooks(self) -> None:
@@ -519,6 +524,12 @@ class BlockOptimizer(torch.optim.Optimizer):
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"BlockOptimizer.step: param_groups[0]['lr'] (or ['expansion_lr_scale']) was "
                                 f"set to an invalid value: {exc}") from None
+        trained = {id(p) for block in self._blocks for p in block}
+        if len(own["params"]) != len(trained) or any(id(p) not in trained for p in own["params"]):
+            # a tensor appended to the group's params was never stepped, in silence (the blocks are fixed)
+            raise ValueError("BlockOptimizer.step: param_groups[0]['params'] was edited; its blocks were "
+                             "fixed at construction (a tensor added there would never move): build a new "
+                             "BlockOptimizer over all the parameters")
         self._adopt_edited_keywords(own)
         check_state_finite("BlockOptimizer (its base optimizer)", self._base_optimizer,
                            allow_inf=True)
@@ -541,7 +552,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         out = super().state_dict()
         out["base"] = clone_tensors(self._base_optimizer.state_dict())  # a snapshot, not the live moments
         out["schedule"] = {"epoch": self._epoch, "position": self._position, "block_step": self._block_step,
-                           "num_blocks": self.num_blocks,
+                           "num_blocks": self.num_blocks, "order": self.order, "seed": self.seed,
                            "block_names": [list(block) for block in self.block_names],
                            "block_shapes": [[list(p.shape) for p in block] for block in self._blocks]}
         return out
@@ -572,6 +583,15 @@ class BlockOptimizer(torch.optim.Optimizer):
                              f"{self.num_blocks}")
         self._check_block_shapes(schedule.get("block_shapes"))
         self._check_schedule(schedule)
+        # the active block is block_order(epoch)[position] under the saving run's order: another order (or a
+        # random order's other seed) put its base state onto a different block, in silence
+        for key in ("order", "seed"):
+            saved = schedule.get(key, getattr(self, key))     # absent in a state_dict saved before round 16
+            if saved != getattr(self, key) and (key == "order" or self.order == "random"):
+                own = getattr(self, key)
+                raise ValueError(f"state_dict was saved by a BlockOptimizer with {key}={saved!r}, this one "
+                                 f"has {key}={own!r}: its base state belongs to another block; build the "
+                                 f"BlockOptimizer with {key}={saved!r}")
         self._check_base_state(state_dict["base"], schedule)
         super().load_state_dict({k: v for k, v in state_dict.items() if k not in ("base", "schedule")})
         self._epoch = int(schedule["epoch"])

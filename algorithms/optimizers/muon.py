@@ -150,7 +150,9 @@ class Muon(MatrixOptimizer):
     ``state_dict()`` interchanges with ``torch.optim.Muon``'s both ways (same group keys, same
     ``momentum_buffer`` state): ``load_state_dict`` accepts one written by ``torch.optim.Muon``
     (our own keywords keep their current values), and ``torch.optim.Muon.load_state_dict``
-    accepts ours. To continue a torch run step for step, build with ``head="muon"``.
+    accepts ours. To continue a torch run step for step, build with ``head="muon"``. Our ``state_dict()``
+    records ``head``; ``load_state_dict`` refuses one written under the other ``head`` (naming head: the
+    head's saved statistics belong to the other step).
 
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(4, 3))
@@ -275,14 +277,22 @@ class Muon(MatrixOptimizer):
                               "is not used: here they take the AdamW step (head='adamw' or use_muon=False); "
                               "build with head='muon' to continue torch's run step for step", UserWarning,
                               stacklevel=2)
+        if isinstance(state_dict, dict) and "head" in state_dict:
+            saved = state_dict["head"]
+            if saved != self.head:     # the head's momentum (or AdamW moments) sat unused, in silence
+                raise ValueError(f"state_dict was written by a Muon with head={saved!r}, this one has "
+                                 f"head={self.head!r}: the head's saved state belongs to the other step; "
+                                 f"build the Muon with head={saved!r}")
+            state_dict = {k: v for k, v in state_dict.items() if k != "head"}
         super().load_state_dict(state_dict)
 
     def _group_of(self, p: torch.Tensor) -> dict[str, Any]:
         return next(g for g in self.param_groups if any(q is p for q in g["params"]))
 
     def state_dict(self) -> dict[str, Any]:
-        """torch's optimizer state (loadable by ``torch.optim.Muon`` too) tagged ``optimizer="Muon"``."""
-        return super().state_dict()
+        """torch's optimizer state (loadable by ``torch.optim.Muon`` too) tagged ``optimizer="Muon"`` and with
+        the ``head`` routing it was written under."""
+        return {**super().state_dict(), "head": self.head}
 
     def routing(self) -> dict[str, int]:
         """How many parameters take the Muon step and how many the auxiliary AdamW step."""

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from algorithms.optimizers import SOAP, Muon, Shampoo
+from algorithms.optimizers import SOAP, BlockOptimizer, Muon, Shampoo
 
 
 def _stepped(cls):
@@ -64,3 +64,50 @@ def test_parameter_appended_twice_is_refused_by_name(cls, after_a_step):
     w.grad, v.grad = torch.ones_like(w), torch.ones_like(v)
     with pytest.raises(ValueError, match=r"param_groups\[0\]\['params'\] was edited: params lists a tensor"):
         opt.step()
+
+
+def _block_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Tanh(), torch.nn.Linear(4, 4), torch.nn.Tanh(),
+                               torch.nn.Linear(4, 4))
+
+
+@pytest.mark.parametrize(("saved", "loading"), [(dict(order="random", seed=1), dict(order="random", seed=2)),
+                                                (dict(order="ascending"), dict(order="descending"))])
+def test_block_state_dict_of_another_order_is_refused_by_name(saved, loading):
+    # the base state of the saving run's active block was loaded onto another block, in silence
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(1))
+    model = _block_model()
+    opt = BlockOptimizer(model, lr=0.01, switch_every=3, **saved)
+    for _ in range(4):
+        opt.zero_grad()
+        model(x).pow(2).sum().backward()
+        opt.step()
+    other = BlockOptimizer(_block_model(), lr=0.01, switch_every=3, **loading)
+    key = "seed" if "seed" in loading else "order"
+    with pytest.raises(ValueError, match=rf"saved by a BlockOptimizer with {key}="):
+        other.load_state_dict(opt.state_dict())
+
+
+def test_block_param_appended_after_construction_is_refused_by_name():
+    # it was never stepped, in silence
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+    extra = torch.nn.Parameter(torch.ones(3))
+    opt = BlockOptimizer(model, lr=0.1, switch_every=1)
+    opt.param_groups[0]["params"].append(extra)
+    (model(torch.ones(1, 2)).sum() + (extra**2).sum()).backward()
+    with pytest.raises(ValueError, match=r"param_groups\[0\]\['params'\] was edited"):
+        opt.step()
+
+
+def test_muon_state_dict_of_the_other_head_is_refused_by_name():
+    # the head's momentum (or AdamW moments) sat unused and the other step restarted from zero, in silence
+    g = torch.Generator().manual_seed(0)
+    params = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in [(5, 3), (4, 5)]]
+    opt = Muon(params, lr=0.02, head="muon")
+    for p in params:
+        p.grad = torch.ones_like(p)
+    opt.step()
+    other = Muon([torch.nn.Parameter(p.detach().clone()) for p in params], lr=0.02, head="adamw")
+    with pytest.raises(ValueError, match="head='muon'"):
+        other.load_state_dict(opt.state_dict())

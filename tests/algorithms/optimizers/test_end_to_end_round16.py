@@ -121,3 +121,23 @@ def test_soap_first_step_is_its_closed_form(scale, eps, block_size):
             expected[i:i + side, j:j + side] -= 0.01 * (u * (s / (s + eps))) @ vt
     step = w.detach().numpy() - w0
     assert np.linalg.norm(step - (expected - w0)) <= 1e-12 * np.linalg.norm(expected - w0)
+
+
+@pytest.mark.parametrize("expansion", ["sgd", "sign"])
+def test_block_expansion_under_maximize_is_expansion_on_the_negated_loss(expansion):
+    # the inactive blocks descended L (W − β g) while the active block ascended it
+    from algorithms.optimizers import BlockOptimizer
+
+    x = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
+    out = []
+    for sign, maximize in ((1.0, True), (-1.0, False)):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+        opt = BlockOptimizer(model, base=torch.optim.SGD, lr=0.05, switch_every=2, expansion=expansion,
+                             maximize=maximize)
+        for _ in range(4):
+            opt.zero_grad()
+            (sign * -model(x).pow(2).mean()).backward()
+            opt.step()
+        out.append(torch.cat([p.detach().flatten() for p in model.parameters()]))
+    assert torch.equal(*out)
