@@ -109,5 +109,16 @@ def check_prox_budget(prior: Any, options: SolveOptions, default_maxiters: int, 
                          f"maxiters or a smaller inner")
 
 
-def blow_up_threshold(problem: InverseProblem) -> float:
-    return DIVERGENCE * max(1.0, norm(problem.operator.adjoint(problem.y)))
+def blow_up_threshold(problem: InverseProblem, prior: Any = None, npn: NPN | None = None,
+                      prediction: torch.Tensor | None = None) -> float:
+    """DIVERGENCE times the data's scale s = ‖Hᵀy‖ (+ γ‖SᵀG(y)‖ with an NPN term), the norm of the first
+    gradient step's direction. Relative for the TV and subspace priors, whose iterates scale with the data:
+    the floor max(1, s) let a run on data of size 1e-30 grow by 1e38 and end MaxIters, where the same run in
+    unit scale was Diverged. A denoiser's outputs have the units it was trained in, so it keeps the floor 1;
+    s = 0 (y = 0, no NPN term) keeps it too (no scale to be relative to)."""
+    scale = norm(problem.operator.adjoint(problem.y))
+    if npn is not None and prediction is not None:
+        scale += npn.gamma * norm(npn.projection.adjoint(prediction))
+    if isinstance(prior, DenoiserPrior) or scale == 0.0:
+        return DIVERGENCE * max(1.0, scale)
+    return DIVERGENCE * scale

@@ -12,9 +12,10 @@ the γ-terms present only when ``npn`` is given (the released code's stacked [H;
 weights [1, γ]). Convergence criterion: primal residual ‖x − z‖ and change ‖z_{k+1} − z_k‖,
 each relative to ‖z‖ (floored at the smallest normal float), both ≤ ``tol`` (default 1e-5) ->
 ``Success``; cap ``maxiters`` (default 300) -> ``MaxIters``; a non-finite iterate or
-‖z‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``. ``sol.x`` = z (numpy, y's dtype). Records (``callback``,
-``store_trace``): one per iteration (``iteration`` = 1, ..., n, ``primal_residual``, ``residual``); a
-callback's True stops after that iteration with ``Terminated``, also on the iteration that met ``tol``.
+‖z‖ > 1e8·s -> ``Diverged`` (s the data's scale, as in PnPPGD). ``sol.x`` = z (numpy, y's dtype).
+Records (``callback``, ``store_trace``): one per iteration (``iteration`` = 1, ..., n, ``primal_residual``,
+``residual``); a callback's True stops after that iteration with ``Terminated``, also on the iteration that
+met ``tol``.
 
 References
 ----------
@@ -166,7 +167,7 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
     x = torch.zeros(H.image_shape, dtype=problem.y.dtype)
     z, u = x.clone(), x.clone()
     maxiters, tol = options.iterations(300), options.tolerance(1e-5)
-    limit = blow_up_threshold(problem)
+    limit = blow_up_threshold(problem, algorithm.prior, algorithm.npn, prediction)
     monitor = IterationMonitor(options, total=maxiters, desc="PnP-ADMM")
     retcode, iterations = RetCode.MaxIters, 0
     try:

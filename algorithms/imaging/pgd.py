@@ -8,7 +8,8 @@ the γ-term present only when ``npn`` is given (NPN-PnP, Algorithm 3 of the appe
 without the FISTA momentum). Convergence criterion: the relative fixed-point residual
 ‖x_{ℓ+1} − x_ℓ‖ / ‖x_{ℓ+1}‖ (floored at the smallest normal float) ≤ ``tol`` (default 1e-5)
 -> ``Success``; the cap ``maxiters`` (default 500) reached first -> ``MaxIters``; a non-finite
-iterate or ‖x‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``.
+iterate or ‖x‖ > 1e8·s -> ``Diverged``, s = ‖Hᵀy‖ (+ γ‖SᵀG(y)‖ with ``npn``), the data's scale (max(1, s)
+for a DenoiserPrior, whose outputs have its training units, and for s = 0).
 ``sol.x`` is the image (numpy, y's dtype);
 ``sol.value`` the objective ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x). Records (``callback``, ``store_trace``): one
 per iteration (``iteration`` = 1, ..., n and its ``residual``); a callback's True stops after that iteration
@@ -117,7 +118,7 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
     prediction = prepare(problem, algorithm.npn, algorithm.prior)
     x = torch.zeros(problem.operator.image_shape, dtype=problem.y.dtype)
     maxiters, tol = options.iterations(500), options.tolerance(1e-5)
-    limit = blow_up_threshold(problem)
+    limit = blow_up_threshold(problem, algorithm.prior, algorithm.npn, prediction)
     monitor = IterationMonitor(options, total=maxiters, desc="PnP-PGD")
     retcode, iterations = RetCode.MaxIters, 0
     try:

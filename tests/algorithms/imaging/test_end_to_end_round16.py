@@ -107,3 +107,20 @@ def test_user_operator_writing_into_its_input_changes_nothing():
     mine = solve(InverseProblem(H, problem.y), PnPPGD(prior=TVPrior(weight=1e-3), lr=0.3), maxiters=20)
     ref = solve(problem, PnPPGD(prior=TVPrior(weight=1e-3), lr=0.3), maxiters=20)
     np.testing.assert_allclose(mine.x, ref.x, rtol=1e-10, atol=1e-12)  # y·3/3: rounding only
+
+
+@pytest.mark.parametrize("algorithm", ["pgd", "admm"])
+@pytest.mark.parametrize("scale", [1e-30, 1e30])
+def test_divergence_verdict_does_not_depend_on_the_units(algorithm, scale):
+    """The blow-up threshold 1e8·max(1, ‖Hᵀy‖) was absolute below unit scale: data of size 1e-30 grew by 1e35
+    and ended MaxIters where the same run in unit scale was Diverged (red16a)."""
+    from algorithms.imaging import gaussian_cs
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    x = torch.zeros(8, 8, dtype=torch.float64)
+    x[2:6, 2:6] = 1.0
+    make = (lambda: PnPPGD(prior=TVPrior(weight=0.0), lr=5.0 / H.norm() ** 2)) if algorithm == "pgd" else \
+        (lambda: PnPADMM(prior=TVPrior(weight=0.0), penalty=1e-3, cg_iters=1))
+    unit = solve(InverseProblem(H, H(x)), make(), maxiters=200)
+    scaled = solve(InverseProblem(H, H(x) * scale), make(), maxiters=200)
+    assert scaled.retcode is unit.retcode and scaled.stats.iterations == unit.stats.iterations
