@@ -63,11 +63,35 @@ def _from_graph(name: str, graph, weight: str | None) -> tuple[sp.csr_matrix, li
     return sp.csr_matrix(matrix), nodes
 
 
+def _refuse_inexact_ints(name: str, raw: Any) -> None:
+    """Integer entries past 2**53 are refused, naming ``name``: the functions compute in float64, which
+    rounded 2**53 + 1 to 2**53, so gains of 1 beside them were 0 and BruteForce chose a wrong set with
+    Success."""
+    values = raw.data if sp.issparse(raw) else list(raw.values()) if isinstance(raw, Mapping) else raw
+    try:
+        array = np.asarray(values)
+    except Exception:  # ragged or odd: the converter names it
+        return
+    if array.dtype.kind in "iuO":
+        flat = array.ravel()
+        if not all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in flat[:1]):
+            return  # floats, or objects the converter names
+        total = sum(abs(int(v)) for v in flat) if array.dtype.kind == "O" or \
+            float(np.abs(flat.astype(np.float64)).sum()) >= 2.0**52 else 0
+    else:
+        return
+    if total > 2**53:  # f's values are sums of these entries (exactly: 2**53 + 3 summed in floats was 2**53)
+        raise ValueError(f"{name} has integer entries summing to {total}, past 2**53: float64 (the "
+                         f"function's arithmetic) does not hold such sums exactly (gains of 1 were lost); "
+                         f"pass them as floats or rescale them")
+
+
 def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
     if isinstance(weights, str | bytes) or (isinstance(weights, np.ndarray) and weights.dtype.kind in "USO"):
         raise TypeError(f"{name} must be a numeric (n, n) weight matrix or a networkx graph, got "
                         f"{type(weights).__name__}" + (f" of dtype {weights.dtype}"
                                                        if isinstance(weights, np.ndarray) else ""))
+    _refuse_inexact_ints(name, weights)
     if sp.issparse(weights):
         if weights.dtype.kind not in "fiu":  # complex: the imaginary part was dropped; bool read as 0/1
             raise TypeError(f"{name} must be a real numeric (n, n) weight matrix, got a sparse matrix of "
@@ -159,7 +183,8 @@ def check_in_domain(name: str, f: Any, element: Any) -> None:
 class DirectedCut(_IndexFunction):
     """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse),
     or a networkx (di)graph with edge weights in the attribute ``weight`` (default ``"weight"``,
-    missing: 1; ``None``: every edge 1).
+    missing: 1; ``None``: every edge 1). Integer weights must sum to at most 2**53 (f is computed in
+    float64, exact for such sums; more is refused by name: pass floats).
 
     With a graph, element i is ``nodes[i]`` (``graph.nodes`` order): ``to_nodes(S)`` maps a set
     of indices back to node labels, ``from_nodes(labels)`` the other way.
@@ -233,7 +258,8 @@ class FacilityLocation(_IndexFunction):
     """f(S) = Σ_c max_{j∈S} similarity[c, j] (0 for S = ∅); ``similarity`` is (customers, n), >= 0.
 
     n >= 1 elements (columns) are needed (zero columns is an empty ground set, refused by name); zero
-    customers (rows) is allowed and gives f ≡ 0.
+    customers (rows) is allowed and gives f ≡ 0. Integer similarities must sum to at most 2**53 (f is
+    computed in float64, exact for such sums; more is refused by name: pass floats).
 
     >>> FacilityLocation(np.array([[1.0, 0.5], [0.0, 2.0]]))(frozenset({0, 1}))
     3.0
@@ -241,6 +267,7 @@ class FacilityLocation(_IndexFunction):
 
     def __init__(self, similarity) -> None:
         _refuse_sparse("similarity", similarity)
+        _refuse_inexact_ints("similarity", similarity)
         self.similarity = as_float_array("similarity", similarity, ndim=2)
         if np.any(self.similarity < 0):
             raise ValueError("similarity must have non-negative entries")
@@ -270,7 +297,8 @@ class Coverage(_IndexFunction):
     with the items present, not with the largest id); ``item_weights`` None (every item weighs 1), a 1-D
     array-like of finite weights >= 0 (each at most 3.4e38) indexed by item (at least one entry per item),
     or a mapping item -> weight with an entry for every item of ``sets`` (entries for other items are
-    unused).
+    unused). Integer weights must sum to at most 2**53 (f is computed in float64, exact for such sums; more
+    is refused by name: pass floats).
 
     >>> Coverage([{0, 1}, {1, 2}, {2}])(frozenset({0, 1}))
     3.0
@@ -297,6 +325,8 @@ class Coverage(_IndexFunction):
             raise ValueError(f"sets must hold items in [0, 2**63), got item {int(used[-1])}")
         n_items = 1 + (int(used[-1]) if used else -1)
         # one weight per item present (a dict): two sets {0}, {10**9} built a list of 10**9 weights (70 s)
+        if item_weights is not None:
+            _refuse_inexact_ints("item_weights", item_weights)
         if item_weights is None:
             values = np.ones(len(used))
         elif isinstance(item_weights, Mapping):  # {item: weight}: was "must be numeric, got dtype object"

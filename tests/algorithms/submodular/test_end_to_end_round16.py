@@ -90,3 +90,22 @@ def test_a_delete_of_a_number_standing_for_the_element_is_refused(stand_in):
     with pytest.raises(ValueError, match=r"updates\[1\] element = .* standing for the present element 1"):
         UpdateStream(f, Matchoid([UniformMatroid(2)]), [("insert", 1), ("delete", stand_in)])
     dm.delete(np.int64(1))  # the same kind (an int) is the element
+
+
+@pytest.mark.parametrize("build", [
+    lambda: __import__("algorithms.submodular", fromlist=["Coverage"]).Coverage(
+        [{0}, {0, 1}, {0, 2}, {0, 3}], item_weights=[2**53, 1, 1, 1]),
+    lambda: __import__("algorithms.submodular", fromlist=["Coverage"]).Coverage(
+        [{0}, {0, 1}], item_weights={0: 10**17, 1: 1}),
+    lambda: __import__("algorithms.submodular", fromlist=["GraphCut"]).GraphCut(
+        np.array([[0, 2**53 + 1], [2**53 + 1, 0]])),
+    lambda: __import__("algorithms.submodular", fromlist=["DirectedCut"]).DirectedCut(
+        np.array([[0, 2**60], [1, 0]])),
+    lambda: __import__("algorithms.submodular", fromlist=["FacilityLocation"]).FacilityLocation(
+        np.array([[2**60, 1], [1, 1]])),
+], ids=["Coverage list", "Coverage mapping", "GraphCut", "DirectedCut", "FacilityLocation"])
+def test_builtin_functions_refuse_integer_data_float64_cannot_sum_exactly(build):
+    """Int weights past 2**53 were summed in float64: f({1, 2}) of Coverage([{0}, {0,1}, {0,2}, {0,3}],
+    [2**53, 1, 1, 1]) was 2**53 and BruteForce returned [0] with Success (red16b)."""
+    with pytest.raises(ValueError, match=r"integer entries summing to \d+, past 2\*\*53"):
+        build()
