@@ -890,9 +890,9 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if monitor.record(**record):
             retcode = RetCode.Terminated
             break
-    else:
+    else:   # maxiters = 0 is MaxIters (core's rule), also for a design that meets the target
         r = regret()
-        if r is not None and r <= f_tolerance():
+        if r is not None and r <= f_tolerance() and maxiters > 0:
             retcode = RetCode.Success
     monitor.close()
     return finish(retcode, monitor.trace)

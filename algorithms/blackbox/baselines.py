@@ -166,11 +166,12 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
                                          init=algorithm.init, updating="deferred", vectorized=True,
                                          callback=callback)
         stop = "callback" if "callback" in str(res.message).lower() else "maxiters"
-        if stop == "maxiters" and ev.target_reached():
+        # maxiters = 0: the start with MaxIters (core), also when it meets the target
+        if stop == "maxiters" and ev.target_reached() and options.maxiters != 0:
             stop = "target"
     except _Stop:
         res = None
-        stop = "target" if ev.target_reached() else "budget"
+        stop = "maxiters" if options.maxiters == 0 else "target" if ev.target_reached() else "budget"
         # the initial population or a generation the budget cut: scipy's callback never saw it
         if record_last_batch(monitor, trace, ev, stop):
             stop = "callback"
@@ -307,7 +308,9 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
             if options.maxiters is not None and len(trace) >= options.maxiters and stop == "budget":
                 stop = "maxiters"
             x0 = (rng.uniform(box_lo, box_hi) - mid) / half
-        if ev.target_reached() and stop != "callback":   # a callback's True is Terminated, target or not
+        if options.maxiters == 0:   # core: the start (x0) with MaxIters, also when it meets the target
+            stop = "maxiters"
+        elif ev.target_reached() and stop != "callback":   # a callback's True is Terminated, target or not
             stop = "target"
         # the first point alone, or a generation the budget cut before its tell: recorded too
         if record_last_batch(monitor, trace, ev, stop):
@@ -406,10 +409,10 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
             if asked:   # first: a True at the batch that spent the budget or met the target is Terminated too
                 stop = "callback"
                 break
-            if ev.target_reached():
+            if ev.target_reached() and options.maxiters != 0:   # maxiters = 0: the start, MaxIters (core)
                 stop = "target"
                 break
-            if ev.exhausted:
+            if ev.exhausted and options.maxiters != 0:
                 break
             if capped:
                 stop = "maxiters"

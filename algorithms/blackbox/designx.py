@@ -355,7 +355,8 @@ class DesignX(Algorithm):
     Units: Agent 1's features include the box itself (mean upper and lower bound / 10, see
     :func:`~algorithms.blackbox.problem_features`), as the shipped agents were trained on BBOB's [-5, 5]^d;
     the same problem in other units (a box of side 2e7) can get another workflow. Rescale the box to
-    about [-5, 5]^d to run the shipped agents as trained.
+    about [-5, 5]^d to run the shipped agents as trained. A box so large that these features overflow Agent
+    1's float32 network (bounds of 1e30 do) is refused with a ``ValueError`` naming ``problem.bounds``.
 
     ``checkpoint`` None or the path (str or Path) of an existing file written by :func:`save_agents`;
     ``stochastic`` a bool (True samples the workflow and the hyperparameters instead of their modes).

@@ -432,6 +432,9 @@ def _run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     success, improved = 0.0, False
     stop = "budget"
     while True:
+        if maxiters == 0:   # core: the start with MaxIters, also when it meets the target (it ended Success)
+            stop = "maxiters"
+            break
         if ev.target_reached():
             stop = "target"
             break

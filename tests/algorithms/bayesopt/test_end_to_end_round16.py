@@ -78,3 +78,11 @@ def test_a_callback_true_at_a_diverged_record_is_terminated():
     sol = solve(problem, CEI(n_candidates=50), maxiters=3, seed=0, callback=lambda record: True,
                 store_trace=True)
     assert sol.retcode.name == "Terminated" and len(sol.trace) == 1
+
+
+def test_maxiters_zero_is_max_iters_also_when_the_design_meets_the_target():
+    # core: maxiters = 0 returns the start with MaxIters; a design holding the optimum ended Success
+    problem = ConstrainedBOProblem(lambda x: float(x[0]), lambda x: -1.0, [[0.0, 1.0]],
+                                   initial=np.array([[0.0], [0.5]]), f_star=0.0)
+    assert solve(problem, CEI(n_candidates=50), maxiters=0, seed=0).retcode.name == "MaxIters"
+    assert solve(problem, CEI(n_candidates=50), maxiters=1, seed=0).retcode.name == "Success"

@@ -75,3 +75,16 @@ def test_a_float64_agent_reads_float64_features_unrounded():
     start = agent.feature(torch.as_tensor(features).reshape(1, 13)) + agent.pos[:1]
     by_hand = agent.head(agent.body(start[None], mask=torch.zeros(1, 1, dtype=torch.float64))[0, -1])
     assert torch.equal(agent.logits(features, ()), by_hand)
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_maxiters_zero_is_max_iters_also_when_the_start_meets_the_target(name):
+    # core: maxiters = 0 returns the start with MaxIters; a first population meeting the target ended Success
+    problem = BlackBoxProblem(lambda x: float(np.sum(x ** 2)), ([-1.0, -1.0], [1.0, 1.0]), budget=300,
+                              target=1e9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = solve(problem, ALGORITHMS[name], seed=0, maxiters=0)
+        one = solve(problem, ALGORITHMS[name], seed=0, maxiters=1)
+    assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 0
+    assert one.retcode is RetCode.Success
