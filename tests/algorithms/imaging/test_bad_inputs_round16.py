@@ -51,3 +51,14 @@ def test_inverse_problem_takes_an_operator_of_tiny_entries(scale):
     H = MatrixOperator(M, (4, 4))
     problem = InverseProblem(H, H(torch.ones(4, 4, dtype=torch.float64)))
     assert problem.y.shape == (6,)
+
+
+def test_subspace_prior_holds_its_stated_orthonormality_tolerance():
+    """allclose's default rtol 1e-5 on the diagonal passed a float64 basis 800x outside the stated 1e-8."""
+    from algorithms.imaging import SubspacePrior
+
+    gen = torch.Generator().manual_seed(0)
+    Q, _ = torch.linalg.qr(torch.randn(16, 3, generator=gen, dtype=torch.float64))
+    Q[:, 0] *= 1 + 4e-6
+    with pytest.raises(ValueError, match=r"basis must have orthonormal columns.*1e-08"):
+        SubspacePrior(Q, (4, 4))

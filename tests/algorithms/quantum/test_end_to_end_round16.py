@@ -27,3 +27,13 @@ def test_problem_states_pass_the_state_checks(dtype):
     for algorithm in (IncoherentSR(), CoherentSR(), UniformAllocation()):
         sol = solve(problem, algorithm, seed=0)
         assert sol.retcode is RetCode.Success and sol.x == 1
+
+
+def test_sample_counts_refuses_rows_off_one_beyond_round_off():
+    """allclose's default rtol 1e-5 let a row summing to 1 − 9e-6 pass; numpy gave the remainder to the last
+    outcome in silence. float32 rows (round-off ~1e-7) still pass."""
+    from algorithms.quantum import sample_counts
+
+    with pytest.raises(ValueError, match="probabilities must be finite, >= 0 and sum to 1"):
+        sample_counts(np.array([0.3 - 9e-6, 0.7]), 10)
+    assert sample_counts(np.array([0.3, 0.7], dtype=np.float32), 10).sum() == 10
