@@ -809,11 +809,11 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
         if not math.isfinite(value) or value > DIVERGED_LOSS or not finite_params():
             retcode = RetCode.Diverged
             break
+        if stop:        # before the convergence test: a True on the converged record ended Success
+            retcode = RetCode.Terminated
+            break
         if value <= tol:
             retcode = RetCode.Success
-            break
-        if stop:
-            retcode = RetCode.Terminated
             break
     monitor.close()
     theta, _ = _flatten_params({key: p.detach() for key, p in params.items()}, finite=False)  # may be NaN

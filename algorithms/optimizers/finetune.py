@@ -282,11 +282,11 @@ def run_finetune(problem: FinetuneTask,
         if not math.isfinite(value) or value > DIVERGED_LOSS:
             retcode = RetCode.Diverged
             break
+        if stop:        # before the convergence test: a True on the converged record ended Success
+            retcode = RetCode.Terminated
+            break
         if value <= problem.reference_loss + tol:
             retcode = RetCode.Success
-            break
-        if stop:
-            retcode = RetCode.Terminated
             break
     monitor.close()
     with torch.no_grad():

@@ -111,3 +111,30 @@ def test_muon_state_dict_of_the_other_head_is_refused_by_name():
     other = Muon([torch.nn.Parameter(p.detach().clone()) for p in params], lr=0.02, head="adamw")
     with pytest.raises(ValueError, match="head='muon'"):
         other.load_state_dict(opt.state_dict())
+
+
+def _callback_pairs():
+    from tests.bad_input_sweep import pairs
+
+    names = {"SGDTraining", "SAMTraining", "BlockCoordinateDescent", "FullFinetune"}
+    return [(p, a) for p, a in pairs() if type(a).__name__ in names]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_callback_true_on_the_converged_record_terminates(index):
+    # the convergence test ran before the callback's answer: a True on the last (converged) record
+    # ended Success
+    from algorithms import RetCode, solve
+
+    chosen = _callback_pairs()
+    if index >= len(chosen):
+        pytest.skip("fewer pairs")
+    problem, algorithm = chosen[index]
+    full = solve(problem, algorithm, seed=3, store_trace=True)
+    if full.retcode != RetCode.Success:
+        pytest.skip("not a converging pair")
+    calls = []
+    result = solve(problem, algorithm, seed=3,
+                   callback=lambda record: (calls.append(1), len(calls) >= len(full.trace))[1])
+    assert result.retcode == RetCode.Terminated
+    assert len(calls) == len(full.trace)
