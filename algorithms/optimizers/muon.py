@@ -4,7 +4,7 @@ For a 2-D parameter W (shape d_out × d_in) with gradient G, each step does (tor
 
     B ← μ B + (1 − μ) G                       (EMA momentum buffer)
     D ← (1 − μ) G + μ B  if nesterov, else B
-    O ← NS_k^{(a,b,c)}(D; ε)                  (Newton–Schulz, :func:`newton_schulz`)
+    O ← NS_k^{(a,b,c)}(D / max(‖D‖_F, ε))     (Newton–Schulz, :func:`newton_schulz`)
     W ← (1 − lr·λ) W − lr · s(d_out, d_in) · O
 
 with s = √max(1, d_out/d_in) (``adjust_lr_fn="original"``, the default), 0.2·√max(d_out, d_in)
@@ -98,7 +98,7 @@ class Muon(MatrixOptimizer):
         numbers whose polynomial, iterated ``ns_steps`` times, stays within 1e6 on [0, 1] (larger ones
         overflow the iteration and are refused).
     eps : float in [1.18e-38 (float32's smallest normal), 1e38]
-        added to ‖D‖_F before Newton–Schulz normalizes by it (default 1e-7).
+        the floor of ‖D‖_F: Newton–Schulz starts from D / max(‖D‖_F, ε), torch's clamp (default 1e-7).
     ns_steps : int in [0, 100)
         Newton–Schulz iterations (default 5; 100 or more are refused naming ns_steps, as by
         :func:`newton_schulz`).
