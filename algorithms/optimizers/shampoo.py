@@ -155,8 +155,11 @@ class Shampoo(MatrixOptimizer):
         for side, size in (("left", rows), ("right", cols)):
             if size <= group["max_precond_dim"]:
                 state[side] = state[side + "_root"] = (n_tiles, size, size)
-        # the grafted Adam's second moment exists once a step ran with grafting="adam"
-        return [state, {**state, "exp_avg_sq": tuple(p.shape)}]
+        # the grafted Adam's second moment exists once a step ran with grafting="adam"; a state without it
+        # cannot continue a grafted run (grafting="adam" edited in after a step started V at 0 under the bias
+        # correction of step t: a first grafted step of 1.09 for at most 0.035)
+        grafted = {**state, "exp_avg_sq": tuple(p.shape)}
+        return [grafted] if group["grafting"] == "adam" else [state, grafted]
 
     def _init_matrix_state(self, p: torch.Tensor, group: dict[str, Any], dtype: torch.dtype) -> dict:
         rows, cols, down, across = tile_shape(p.shape, group["block_size"])

@@ -138,3 +138,15 @@ def test_callback_true_on_the_converged_record_terminates(index):
                    callback=lambda record: (calls.append(1), len(calls) >= len(full.trace))[1])
     assert result.retcode == RetCode.Terminated
     assert len(calls) == len(full.trace)
+
+
+def test_shampoo_grafting_edited_in_after_a_step_is_refused_by_name():
+    # V started at 0 under step t's bias correction: a first grafted step of 1.09 for at most 0.035
+    w = torch.nn.Parameter(torch.randn(4, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0)))
+    opt = Shampoo([w], lr=0.1)
+    for _ in range(2):
+        w.grad = torch.ones_like(w)
+        opt.step()
+    opt.param_groups[0]["grafting"] = "adam"
+    with pytest.raises(ValueError, match=r"param_groups\[0\] was edited \(grafting\)"):
+        opt.step()
