@@ -89,6 +89,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     check_lr,
     check_real_keywords,
     check_state_finite,
+    check_state_layout,
 )
 
 __all__ = [
@@ -438,6 +439,7 @@ class SAM(torch.optim.Optimizer):
                 if kept is not None:
                     kept.append(p.detach().clone() if theta is None else theta)
         check_state_finite("SAM (its base optimizer)", self.base_optimizer, allow_inf=True)   # NaN written in
+        check_state_layout("SAM (its base optimizer)", self.base_optimizer)    # another shape, dtype, a list
         if not bool(torch.isfinite(self._grad_norm())):     # the loss at θ + ε was NaN: no word before
             warnings.warn("SAM.second_step: a gradient at θ + ε holds NaN or inf; it reaches the weights, as "
                           "in torch's optimizers (check the loss, or lower rho or lr)", RuntimeWarning,

@@ -757,6 +757,35 @@ def check_state_finite(owner: str, optimizer: torch.optim.Optimizer, *, allow_in
                                  f"the weights); reload a saved state_dict or build a new optimizer")
 
 
+#: torch base optimizers' per-parameter buffers that have the parameter's shape and dtype (Adafactor's
+#: factored moments and other libraries' entries are left to their own step)
+PARAMETER_SHAPED_STATE = frozenset({"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer",
+                                    "square_avg", "acc_delta", "grad_avg", "sum", "prev", "ax", "exp_inf"})
+
+
+def check_state_layout(owner: str, optimizer: torch.optim.Optimizer) -> None:
+    """The parameter-shaped buffers (:data:`PARAMETER_SHAPED_STATE`) of a torch base optimizer as its step
+    wrote them: None (SGD's momentum_buffer without momentum) or a tensor of the parameter's shape and dtype.
+    One written after a step with another shape or dtype, or as a list, reached torch's own errors, naming
+    nothing. The family's own optimizers (fp32 state for low-precision parameters) check their live state
+    themselves."""
+    if isinstance(optimizer, MatrixOptimizer):
+        return
+    for index, p in enumerate(q for group in optimizer.param_groups for q in group["params"]):
+        for key, value in optimizer.state.get(p, {}).items():
+            if value is None or key not in PARAMETER_SHAPED_STATE:
+                continue
+            where = f"{owner}.step: state[param {index}]['{key}']"
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"{where} must be a tensor (as the step writes it), got "
+                                f"{type(value).__name__}")
+            if value.dtype != p.dtype:
+                raise TypeError(f"{where} must have the parameter's dtype {p.dtype}, got {value.dtype}")
+            if value.shape != p.shape:
+                raise ValueError(f"{where} has shape {tuple(value.shape)}, the parameter has "
+                                 f"{tuple(p.shape)} (written after the last step?); reload a saved state_dict")
+
+
 def _copy_to(value: Any, device: torch.device, dtype: torch.dtype | None = None) -> Any:
     """A deep copy with every tensor moved to ``device`` (floating ones cast to ``dtype`` when given)."""
     if isinstance(value, torch.Tensor):

@@ -82,6 +82,7 @@ from algorithms.optimizers._base import (
     check_closure,
     check_real_keywords,
     check_state_finite,
+    check_state_layout,
     checked_loss,
 )
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
@@ -533,6 +534,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._adopt_edited_keywords(own)
         check_state_finite("BlockOptimizer (its base optimizer)", self._base_optimizer,
                            allow_inf=True)
+        check_state_layout("BlockOptimizer (its base optimizer)", self._base_optimizer)
         for group in self._base_optimizer.param_groups:
             group["lr"] = own["lr"]
             for p in group["params"]:

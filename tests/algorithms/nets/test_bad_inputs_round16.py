@@ -79,3 +79,14 @@ def test_float16_gradients_perturb_by_rho():
 
     opt.step(closure)
     assert torch.equal(w.detach(), torch.tensor([1.0, -2.0], dtype=torch.float16))
+
+
+@pytest.mark.parametrize("bad", [torch.zeros(3), torch.zeros(2, dtype=torch.float64), [0.0, 0.0]],
+                         ids=["shape", "dtype", "list"])
+def test_base_state_edited_after_a_step_is_refused_by_name(bad):
+    # torch's RuntimeError / AttributeError, naming nothing
+    w, opt, closure = _sam()
+    opt.step(closure)
+    opt.base_optimizer.state[w]["momentum_buffer"] = bad
+    with pytest.raises((TypeError, ValueError), match=r"state\[param 0\]\['momentum_buffer'\]"):
+        opt.step(closure)

@@ -150,3 +150,16 @@ def test_shampoo_grafting_edited_in_after_a_step_is_refused_by_name():
     opt.param_groups[0]["grafting"] = "adam"
     with pytest.raises(ValueError, match=r"param_groups\[0\] was edited \(grafting\)"):
         opt.step()
+
+
+@pytest.mark.parametrize("bad", [torch.zeros(3), torch.zeros(2, dtype=torch.float64)], ids=["shape", "dtype"])
+def test_block_base_state_edited_after_a_step_is_refused_by_name(bad):
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+    opt = BlockOptimizer(model, lr=0.1, switch_every=5)
+    model(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    bias = next(p for p in opt.base_optimizer.state if p.ndim == 1)
+    opt.base_optimizer.state[bias]["exp_avg"] = bad
+    model(torch.ones(1, 2)).sum().backward()
+    with pytest.raises((TypeError, ValueError), match=r"\['exp_avg'\]"):
+        opt.step()
