@@ -783,7 +783,8 @@ def check_state_layout(owner: str, optimizer: torch.optim.Optimizer) -> None:
                 raise TypeError(f"{where} must have the parameter's dtype {p.dtype}, got {value.dtype}")
             if value.shape != p.shape:
                 raise ValueError(f"{where} has shape {tuple(value.shape)}, the parameter has "
-                                 f"{tuple(p.shape)} (written after the last step?); reload a saved state_dict")
+                                 f"{tuple(p.shape)} (written after the last step?); reload a saved "
+                                 "state_dict")
 
 
 def _copy_to(value: Any, device: torch.device, dtype: torch.dtype | None = None) -> Any:
