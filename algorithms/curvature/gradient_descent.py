@@ -74,6 +74,8 @@ class GradientDescent(Algorithm):
     that x − lr·∇f rounds to x (lr = 1.2e-38) ends ``Stalled`` at once (as in every method of the family).
     ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
     1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    With f* unknown, a stall or ``maxiters`` at ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding
+    level, x0's dtype) is a ``Success``.
     """
 
     lr: float | None = None

@@ -51,6 +51,8 @@ class LBFGS(Algorithm):
     short of the tolerance is run once more from where it stopped, in the problem's units (x in units of
     2S/G, the start's distance to the optimum on a quadratic, f in units of 2S): f × 1e-20 or x* = 1e13 from
     x0 = 0 are solved as at unit scale (both ended ``Stalled`` at x0); ``Stalled`` is then the second run's.
+    With f* unknown, an end with ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding level in x0's dtype) is a
+    ``Success``, as in every method of the family.
     """
 
     memory: int = 10
@@ -169,6 +171,9 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
             retcode = RetCode.Success
         else:  # stopped by a loose bound's rounding floor with the gap open
             retcode = RetCode.Stalled
+    elif not (f_star is not None and problem.gap_resolved(fx, gap_tol)) and \
+            gnorm <= problem.rounding_floor(x):
+        retcode = RetCode.Success  # ∇f under x's own rounding level, no gap test to decide (run_descent's)
     elif nit >= maxiters:
         retcode = RetCode.MaxIters
     else:

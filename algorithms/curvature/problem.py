@@ -404,6 +404,15 @@ class CurvatureProblem(Problem):
                              f"accepts x0 itself), got {tol!r}")
         return tol * self.scale_f, max(tol * self.scale_grad, self.grad_floor)
 
+    def rounding_floor(self, x: np.ndarray) -> float:
+        """∇f's rounding level at the iterate ``x`` from C(x) alone, 16 eps ‖C(x)‖₂ ‖x‖ (eps: x0's dtype's):
+        a gradient under it is stationary up to the rounding of x itself. 0 where C(x) = 0 (a bound L or L_C
+        alone may be loose, and a loose bound's level would call a point far from x* stationary). The floor at
+        x0 (``grad_floor``) is 0 at x0 = 0, so a float32 solve from 0 without f* ended Stalled at the
+        float32 minimizer."""
+        c = self._curvature_norm(np.asarray(x, dtype=np.float64))
+        return 16 * float(np.finfo(self.dtype).eps) * stable_norm(x) * c if math.isfinite(c) else 0.0
+
     def _term_scale(self, x: np.ndarray, g: np.ndarray) -> float:
         """The size of f's first- and second-order terms at ``x`` (``|gᵀx| + ‖H‖ ‖x‖²`` with ‖H‖ from
         C(x), L and a finite L_C): the level at which rounding of f(x) shows, in f's units."""
@@ -801,6 +810,14 @@ def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: fl
     return gnorm <= tol_grad
 
 
+def _stationary_here(problem: CurvatureProblem, x: np.ndarray, tested_gap: float | None,
+                     gnorm: float) -> bool:
+    """At a stall or at ``maxiters``: whether ∇f(x) is under x's own rounding level (``rounding_floor``),
+    with no gap test to decide (f* unknown or hidden by f's rounding). Then x is a minimizer up to the
+    rounding of its dtype: a Success (a float32 solve from x0 = 0 ended Stalled there)."""
+    return tested_gap is None and gnorm <= problem.rounding_floor(x)
+
+
 def run_descent(
     problem: CurvatureProblem,
     options: SolveOptions,
@@ -819,7 +836,9 @@ def run_descent(
     the verdict does not depend on the units),
     ``MaxIters`` after ``maxiters`` steps without it, ``Diverged`` on a non-finite
     iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``, ``Stalled`` at a
-    step that leaves x unchanged in its dtype (every later step would too).
+    step that leaves x unchanged in its dtype (every later step would too). At such a stall and at
+    ``maxiters``, with no gap test to decide (f* unknown), ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own
+    rounding level, :meth:`CurvatureProblem.rounding_floor`) is a ``Success``.
     Records per iterate: ``iteration, value, gap (f − f*, or None), grad_norm``
     and the step's ``info``.
     """
@@ -870,6 +889,8 @@ def run_descent(
                     break
             if k == maxiters:  # maxiters = 0 returns x0 with MaxIters, whatever the callback says
                 retcode = RetCode.MaxIters
+                if maxiters > 0 and _stationary_here(problem, x, tested_gap, gnorm):
+                    retcode = RetCode.Success
                 break
             with run_values():
                 x_next, info = step(x.astype(np.float64), fx, g, stats)
@@ -880,7 +901,8 @@ def run_descent(
             if np.array_equal(x_next, x):
                 # the step moved nothing in x's dtype (GradientDescent(lr=1.2e-38)): every later step of these
                 # deterministic methods is the same, so maxiters = 10**9 ran for hours to MaxIters
-                retcode = RetCode.Stalled
+                stationary = _stationary_here(problem, x, tested_gap, gnorm)
+                retcode = RetCode.Success if stationary else RetCode.Stalled
                 break
             x = x_next
     finally:
@@ -1393,7 +1415,9 @@ def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -
     leaves the active region makes f drop to 0 faster than the quadratic model allows), so
     the only curvature we can certify is 0: on this family LCD1 is gradient descent with
     step 1/L_C and LCD2 is the Polyak step. ``f_star`` (e.g. 0 for separable data) is the
-    caller's.
+    caller's. With C ≡ 0 no curvature certifies x's rounding level, so without ``f_star`` a solve whose
+    ``tol`` asks for a gradient below the rounding of ∇f at the minimizer (a float32 x0 with the default
+    tol = 1e-10) ends ``Stalled`` (or ``MaxIters``) at the minimizer, not ``Success``.
 
     >>> import numpy as np
     >>> prob = squared_hinge(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]), f_star=0.0)

@@ -104,3 +104,40 @@ def test_float32_ready_made_problems_still_succeed(factory, name):
     sol = solve(problem, getattr(C, name)())
     assert sol.retcode is RetCode.Success
     assert problem.value(sol.x) - problem.f_star <= 1e-10 * problem.scale_f * (1 + 1e-6) or name == "LBFGS"
+
+
+@pytest.mark.parametrize("name", ["LCD1", "GradientDescent", "LBFGS"])
+@pytest.mark.parametrize("factory", ["lp4", "lp3", "huber"])
+def test_float32_from_zero_without_f_star_succeeds_at_the_minimizer(factory, name):
+    """No f_star, x0 = 0: the gradient floor at x0 (16 eps ‖C‖‖x0‖) is 0, and float32 iterates cannot bring
+    ∇f under tol·G, so these ended Stalled at the float32 minimizer (within 2e-6 of the float64 one). A
+    gradient under the iterate's own rounding level is a Success; the answer is checked against float64."""
+    import algorithms.curvature as C
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((8, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+
+    def make(dtype):
+        if factory == "huber":
+            return C.squared_huber(A.astype(dtype), b.astype(dtype), 1.0)
+        return C.lp_regression(A.astype(dtype), b.astype(dtype), 4.0 if factory == "lp4" else 3.0)
+
+    problem, reference = make(np.float32), make(np.float64)
+    assert problem.f_star is None and problem.dtype == np.float32
+    ref = solve(reference, C.LBFGS(), tol=1e-12)
+    sol = solve(problem, getattr(C, name)(), maxiters=3000)
+    assert sol.retcode is RetCode.Success
+    assert np.linalg.norm(sol.x - ref.x) <= 1e-5 * np.linalg.norm(ref.x)
+    assert reference.value(sol.x.astype(np.float64)) - ref.value <= 1e-9 * abs(ref.value)
+
+
+def test_loose_step_stall_far_from_the_minimizer_is_not_a_success():
+    """The iterate's rounding floor uses C(x) alone: with C ≡ 0 (squared hinge) and a stall far from x*
+    (lr tiny), the bound L's level must not turn the stall into a Success."""
+    import algorithms.curvature as C
+
+    problem = C.squared_hinge(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=np.float32),
+                              np.array([1.0, -1.0, 1.0], dtype=np.float32),
+                              x0=np.array([3.0, 3.0], np.float32))
+    assert solve(problem, C.GradientDescent(lr=1e-30), maxiters=50).retcode is RetCode.Stalled
