@@ -36,7 +36,9 @@ Stopping and retcodes (``tol`` defaults to 1e-6):
   ``solve`` is absolute, in f's units; the default is 1e-6 times the standard deviation of the observed f
   values, as for ``Stalled`` below, so f in units of 1e-30 does not succeed at once). Without f*
   nothing certifies optimality, so a run never ends in ``Success``. A feasible evaluation below f*
-  (beyond 1e-6 relative) shows f* is not the minimum: the solve raises ``ValueError`` naming ``f_star``.
+  (by more than 1e-6·max(|f*|, S), S the standard deviation of the observed f values: unit-free) shows f*
+  is not the minimum: the solve raises ``ValueError`` naming ``f_star`` (as does an ``x_star`` whose f is
+  farther than that from f*).
 * ``Stalled``: f* is unknown and the maximal CEI found fell to <= ``tol`` (the model expects no
   point to improve). That is the model's belief, not a certificate: a ``tol`` given to ``solve`` is
   absolute (in f's units); the default is 1e-6 times the standard deviation of the observed f values
@@ -846,7 +848,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         hist = history()
         best = hist.best_feasible()
         if np.isfinite(best[-1]):   # a feasible value below f_star: f_star is wrong, not a negative regret
-            problem.check_below_f_star(float(best[-1]), hist.X[int(np.argmin(best))])
+            finite = np.asarray(F)[np.isfinite(F)]   # f's scale: the check is unit-free, as the default tol
+            problem.check_below_f_star(float(best[-1]), hist.X[int(np.argmin(best))], scale=spread_of(finite))
         return float(best[-1] - problem.f_star)
 
     retcode = RetCode.MaxIters

@@ -19,6 +19,7 @@ from algorithms._validation import (
     check_count,
     check_finite_real,
     check_fits_memory,
+    check_nonnegative,
     check_str,
     check_takes,
     remember_validated,
@@ -47,11 +48,14 @@ class ConstrainedBOProblem(Problem):
     f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol. ``x_star`` (optional)
     is a minimizer. Both given: f(x_star) must equal f_star and c(x_star) <= 0 (one evaluation of f and c
     at construction), to within an optimizer's polish: |f(x_star) − f_star| <= 1e-6·max(1, |f_star|) and
-    c(x_star) <= 1e-6 (absolute: f in tiny units, f_star = 1e-10 beside f(x_star) = 5e-10, passes; rescale f
-    to make the check bite). ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone
-    cannot be checked up front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible
-    evaluation lies below it by more than 1e-6·max(1, |f_star|) (f_star is then not the minimum, and its
-    regret would be negative: a false ``Success``).
+    c(x_star) <= 1e-6 (absolute below |f_star| = 1, as f's scale is not known yet); a solve checks the pair
+    again, unit-free, once the initial design is evaluated: |f(x_star) − f_star| <= 1e-6·max(|f_star|, S),
+    S the standard deviation of the observed f values (f in units of 1e-10 with f_star = 5e-10 beside
+    f(x_star) = 1e-10 passes construction, and the solve raises ``ValueError`` naming ``f_star``).
+    ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone cannot be checked up
+    front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible evaluation lies below it
+    by more than 1e-6·max(|f_star|, S) (f_star is then not the minimum, and its regret would be negative: a
+    false ``Success``).
     An f_star below the true optimum cannot be told from the evaluations: the regret then never reaches
     ``tol`` and a solve ends ``MaxIters`` (never ``Success``). ``n_constraints`` is m, an int >= 1; left
     ``None``, it is read off one call of ``c`` at the centre of the box (pass it when c is expensive).
@@ -150,6 +154,9 @@ class ConstrainedBOProblem(Problem):
         fx = returned_scalar("f(x_star)", call_user("f(x_star)", self.f, x_star))
         cx = self._constraint_count_at_x_star()
         tol = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))
+        # kept for the solve, which checks the pair again relative to f's observed spread (the floor of 1 here
+        # let f in tiny units pass: f_star = 5e-10 beside f(x_star) = 1e-10)
+        object.__setattr__(self, "_f_at_x_star", fx)
         if not abs(fx - self.f_star) <= tol:
             raise ValueError(f"f_star = {self.f_star!r} is not f at x_star (f(x_star) = {fx!r}): f_star "
                              f"must be the constrained optimum value and x_star its minimizer")
@@ -174,15 +181,28 @@ class ConstrainedBOProblem(Problem):
                              f"{cx.size} value(s) of shape {cx.shape}")
         return cx
 
-    def check_below_f_star(self, value: float, x: np.ndarray) -> None:
+    def check_below_f_star(self, value: float, x: np.ndarray, scale: float | None = None) -> None:
         """Refuse ``f_star`` once a feasible evaluation ``value`` (any real, f at ``x``) lies below it:
         f_star is then not the constrained minimum, and a regret against it would end a run in a false
-        ``Success``."""
+        ``Success``. ``scale`` (None, or a real >= 0: f's scale, a solve passes the standard deviation of
+        its observed f values) sets the slack 1e-6·max(|f_star|, scale); None: 1e-6·max(1, |f_star|). With a
+        ``scale`` and an ``x_star`` given at construction, f(x_star) must also lie within that slack of
+        f_star (the construction's check, absolute below |f_star| = 1, made unit-free)."""
         value = check_finite_real("value", value)   # "a" raised a bare '<' TypeError and NaN passed
         self._points("x", x)
+        if scale is not None:
+            scale = check_nonnegative("scale", scale)
         if self.f_star is None:
             return
-        slack = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))   # f_star from a polished minimizer
+        # f_star from a polished minimizer: 1e-6 relative to f's scale (f in units of 1e-10 with a wrong
+        # f_star 4e-10 above its minimum ended Success at a point 40 % of f's spread above it)
+        unit = max(abs(self.f_star), scale) if scale is not None else max(1.0, abs(self.f_star))
+        slack = self.OPTIMUM_RTOL * unit
+        fx = self.__dict__.get("_f_at_x_star")
+        if scale is not None and fx is not None and not abs(fx - self.f_star) <= slack:
+            raise ValueError(f"f_star = {self.f_star!r} is not f at x_star (f(x_star) = {fx!r}, beyond 1e-6 "
+                             f"of f's scale {unit!r}): f_star must be the constrained optimum value and "
+                             f"x_star its minimizer")
         if value < self.f_star - slack:
             raise ValueError(f"f_star = {self.f_star!r} is above a feasible evaluated value f(x) = {value!r} "
                              f"at x = {np.asarray(x).tolist()!r:.80}: f_star must be the constrained "

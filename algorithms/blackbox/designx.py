@@ -325,14 +325,17 @@ def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) ->
     ℓ_0 at the first control step (after the feature sample and the initial population). They sum to
     the fraction of the log-regret gap closed (1 at f*), however small the starting regret; an episode
     that starts at f* (ℓ_0 = log10 floor: nothing to close) earns 0 per step. ``optimum`` a finite real
-    (f*, at most every value the episode reached, up to 1e-6·max(1, |optimum|)); ``floor`` a float in
+    (f*, at most every value the episode reached, up to 1e-6·max(|optimum|, B − optimum), B the largest
+    best value of the episode: unit-free); ``floor`` a float in
     [1.18e-38, 3.4e38], a positive scale of the working range (regrets below it count as 0: a floor above
     the episode's regrets, e.g. 3.4e38, gives 0 rewards; 1e39 is refused naming floor)."""
     if not isinstance(episode, Episode):
         raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
     optimum, floor = check_finite_real("optimum", optimum), check_positive("floor", floor)
     bests = [b for b in (episode.start_best, *episode.best_after) if math.isfinite(b)]
-    if bests and min(bests) < optimum - 1e-6 * max(1.0, abs(optimum)):   # rewards of a wrong f* were all 0
+    # rewards of a wrong f* were all 0; the slack is relative to f's scale (an absolute floor of 1 let f in
+    # units of 1e-10 with f* 4e-10 above its minimum through, the rewards all 0), as the Evaluator's check
+    if bests and min(bests) < optimum - 1e-6 * max(abs(optimum), max(bests) - optimum):
         raise ValueError(f"optimum = {optimum!r} is above a value the episode reached ({min(bests)!r}): "
                          f"optimum must be the minimum value f*")
     ell = lambda v: math.log10(max(v - optimum, 0.0) + floor) if math.isfinite(v) else 10.0  # noqa: E731

@@ -93,10 +93,10 @@ class BlackBoxProblem(Problem):
     stops a run with ``RetCode.Success``; each of the three None or a real of magnitude at most 3.4e38 (the
     working range). ``name`` labels reports. ``vectorized`` (bool): ``f`` takes
     a whole population ``X`` (n, d) and returns n values, instead of one point ``x`` (d,) and a float. An
-    evaluation below ``optimum``
-    by more than 1e-6·max(1, |optimum|) (relative above 1, absolute below: float32 rounding of a vectorized f
-    at its minimizer; optimum = 1e-10 beside a value 5e-11 passes) shows it is not the minimum: the
-    :class:`Evaluator` (so every solve) raises ``ValueError`` naming ``optimum`` there.
+    evaluation below ``optimum`` by more than 1e-6·max(|optimum|, F − optimum), F the largest finite value
+    the run has evaluated (1e-6 of f's scale, unit-free: float32 rounding of a vectorized f at its
+    minimizer passes; f in units of 1e-10 with optimum = 1e-10 beside a value 5e-11 does not), shows it is
+    not the minimum: the :class:`Evaluator` (so every solve) raises ``ValueError`` naming ``optimum`` there.
 
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100)
@@ -387,13 +387,16 @@ class Evaluator:
 
     def _check_optimum(self, values: np.ndarray, bad: np.ndarray, rows: np.ndarray) -> None:
         # a value below the stated optimum shows the optimum is wrong: its regret would be negative and
-        # clipped to 0, and a target set from it reached at once (a false Success); 1e-6 relative is
-        # float32 rounding of a vectorized f at its minimizer
+        # clipped to 0, and a target set from it reached at once (a false Success); 1e-6 (float32 rounding
+        # of a vectorized f) of f's scale max(|optimum|, largest value seen − optimum): an absolute floor of 1
+        # let f in units of 1e-10 with an optimum 4e-10 above its minimum pass (target reached at once)
         optimum = self.problem.optimum
         if optimum is None or bad.all():
             return
+        top = max(self.__dict__.get("_top", -math.inf), float(values[~bad].max()))
+        object.__setattr__(self, "_top", top)
         i = int(np.argmin(np.where(bad, np.inf, values)))
-        if values[i] < optimum - 1e-6 * max(1.0, abs(optimum)):
+        if values[i] < optimum - 1e-6 * max(abs(optimum), top - optimum):
             raise ValueError(f"optimum = {optimum!r} is above f(x) = {float(values[i])!r} at the evaluated "
                              f"x = {rows[i].tolist()!r:.80}: optimum must be the minimum value of f on the "
                              f"box")

@@ -86,3 +86,16 @@ def test_maxiters_zero_is_max_iters_also_when_the_design_meets_the_target():
                                    initial=np.array([[0.0], [0.5]]), f_star=0.0)
     assert solve(problem, CEI(n_candidates=50), maxiters=0, seed=0).retcode.name == "MaxIters"
     assert solve(problem, CEI(n_candidates=50), maxiters=1, seed=0).retcode.name == "Success"
+
+
+@pytest.mark.parametrize("x_star", [None, [0.3, 0.6]], ids=["f_star alone", "with x_star"])
+def test_a_wrong_f_star_of_f_in_tiny_units_is_refused(x_star):
+    # the f_star checks had an absolute floor of 1: f in units of 1e-9 with f_star 3e-10 above its minimum
+    # passed, and the solve ended Success at its first point (a regret of -3e-10 "<= tol")
+    u = 1e-9
+    problem = ConstrainedBOProblem(lambda x: u * float((x[0] - 0.3) ** 2 + (x[1] - 0.6) ** 2), lambda x: -1.0,
+                                   [[0.0, 1.0], [0.0, 1.0]], initial=8, f_star=0.3 * u, x_star=x_star)
+    with pytest.raises(ValueError, match="f_star"):
+        solve(problem, CEI(n_candidates=200), maxiters=5, seed=0)
+    right = ConstrainedBOProblem(problem.f, problem.c, problem.bounds, initial=8, f_star=0.0, x_star=x_star)
+    assert solve(right, CEI(n_candidates=200), maxiters=5, seed=0).retcode.name == "MaxIters"

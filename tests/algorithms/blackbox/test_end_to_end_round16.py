@@ -88,3 +88,26 @@ def test_maxiters_zero_is_max_iters_also_when_the_start_meets_the_target(name):
         one = solve(problem, ALGORITHMS[name], seed=0, maxiters=1)
     assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 0
     assert one.retcode is RetCode.Success
+
+
+@pytest.mark.parametrize("name", ["CMAES", "RandomSearch"])
+def test_a_wrong_optimum_of_f_in_tiny_units_is_refused(name):
+    # the optimum check had an absolute floor of 1: f in units of 1e-10 with an optimum (and target) 5e-11
+    # above its minimum passed, and CMAES ended Success at a point 5e-12 above that wrong optimum
+    u = 1e-10
+    problem = BlackBoxProblem(lambda x: u * float(x @ x), ([-1.0] * 2, [1.0] * 2), budget=200,
+                              optimum=0.5 * u, target=0.5 * u)
+    with pytest.raises(ValueError, match="optimum"):
+        solve(problem, ALGORITHMS[name], seed=0)
+    right = BlackBoxProblem(problem.f, problem.bounds, budget=200, optimum=0.0, target=0.5 * u)
+    assert solve(right, ALGORITHMS[name], seed=0).retcode is RetCode.Success
+
+
+def test_log_regret_rewards_refuse_a_wrong_optimum_in_tiny_units():
+    import torch
+
+    from algorithms.blackbox.designx import Episode, log_regret_rewards
+    episode = Episode((), torch.zeros(()), torch.zeros(()), best_after=[2e-10, 1e-11], start_best=3e-10)
+    with pytest.raises(ValueError, match="optimum"):
+        log_regret_rewards(episode, 5e-11)
+    assert log_regret_rewards(episode, 0.0)[-1] > 0
