@@ -78,6 +78,7 @@ from algorithms.optimizers._base import (
     CLOSURE_OWN_ERRORS,
     EXTRA_GROUP_KEYS,
     LR_MAX,
+    MatrixOptimizer,
     SparseGradientError,
     check_closure,
     check_real_keywords,
@@ -656,6 +657,8 @@ class BlockOptimizer(torch.optim.Optimizer):
     def _check_base_shapes(self, base_state: Any) -> None:
         """Every per-parameter tensor of the saved base state has its parameter's shape (torch checks
         only the counts, and a moment of another width fails later inside the base's step)."""
+        if issubclass(self.base, MatrixOptimizer):
+            return      # Shampoo's/SOAP's statistics are stacks of tiles: their own load checks each by name
         active = self._blocks[self.active_block]
         groups = base_state.get("param_groups", []) if isinstance(base_state, dict) else []
         order = [i for g in groups for i in g.get("params", [])]

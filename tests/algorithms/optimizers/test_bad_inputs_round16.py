@@ -163,3 +163,29 @@ def test_block_base_state_edited_after_a_step_is_refused_by_name(bad):
     model(torch.ones(1, 2)).sum().backward()
     with pytest.raises((TypeError, ValueError), match=r"\['exp_avg'\]"):
         opt.step()
+
+
+@pytest.mark.parametrize("base", [Shampoo, SOAP])
+def test_block_over_shampoo_or_soap_reloads_its_own_state_dict(base):
+    # refused as "a state of another model": the tile stacks are not of the parameter's shape
+    def model():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+
+    x = torch.ones(2, 3)
+    first = model()
+    opt = BlockOptimizer(first, base=base, lr=0.01, switch_every=3)
+    for _ in range(4):
+        opt.zero_grad()
+        first(x).pow(2).sum().backward()
+        opt.step()
+    second = model()
+    second.load_state_dict(first.state_dict())
+    other = BlockOptimizer(second, base=base, lr=0.01, switch_every=3)
+    other.load_state_dict(opt.state_dict())
+    for m, o in ((first, opt), (second, other)):
+        for _ in range(3):
+            o.zero_grad()
+            m(x).pow(2).sum().backward()
+            o.step()
+    assert all(torch.equal(p, q) for p, q in zip(first.parameters(), second.parameters(), strict=True))
