@@ -1,5 +1,7 @@
 """Round 16: imaging end to end against hand-written references (valid inputs, documented formulas)."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import torch
@@ -15,6 +17,7 @@ from algorithms.imaging import (
     SubspacePrior,
     TVPrior,
     qr_null_rows,
+    ssim,
 )
 
 
@@ -124,3 +127,32 @@ def test_divergence_verdict_does_not_depend_on_the_units(algorithm, scale):
     unit = solve(InverseProblem(H, H(x)), make(), maxiters=200)
     scaled = solve(InverseProblem(H, H(x) * scale), make(), maxiters=200)
     assert scaled.retcode is unit.retcode and scaled.stats.iterations == unit.stats.iterations
+
+
+def _exact_ssim(x: np.ndarray, y: np.ndarray, data_range: float) -> float:
+    """skimage's mean SSIM (uniform 7×7 windows, sample covariances, border of 3 left out) in Fractions."""
+    c1, c2 = (Fraction(1, 100) * Fraction(data_range)) ** 2, (Fraction(3, 100) * Fraction(data_range)) ** 2
+    norm = Fraction(49, 48)
+    values = []
+    for i in range(3, x.shape[0] - 3):
+        for j in range(3, x.shape[1] - 3):
+            wx = [Fraction(v) for v in x[i - 3:i + 4, j - 3:j + 4].ravel().tolist()]
+            wy = [Fraction(v) for v in y[i - 3:i + 4, j - 3:j + 4].ravel().tolist()]
+            ux, uy = sum(wx) / 49, sum(wy) / 49
+            vx = norm * (sum(a * a for a in wx) / 49 - ux * ux)
+            vy = norm * (sum(b * b for b in wy) / 49 - uy * uy)
+            vxy = norm * (sum(a * b for a, b in zip(wx, wy, strict=True)) / 49 - ux * uy)
+            values.append((2 * ux * uy + c1) * (2 * vxy + c2) / ((ux * ux + uy * uy + c1) * (vx + vy + c2)))
+    return float(sum(values) / len(values))
+
+
+@pytest.mark.parametrize("shift", [lambda x, n: x + 1e8, lambda x, n: 1e30 + x, lambda x, n: -x - 1e8,
+                                   lambda x, n: x + 3.0 + 0.1 * n, lambda x, n: x * 1e-20])
+def test_ssim_matches_its_formula_in_exact_arithmetic(shift):
+    """SSIM of images far apart (x in [0, 1) against x + 1e8) was 2.7e-9 for an exact 1.1e-8: the
+    variances of x were taken after subtracting y's median, and cancelled to noise."""
+    rng = np.random.default_rng(0)
+    x = rng.random((10, 9))
+    y = shift(x, rng.standard_normal(x.shape))
+    assert ssim(x, y) == pytest.approx(_exact_ssim(x, y, 1.0), rel=1e-12)
+    assert ssim(y, x) == pytest.approx(_exact_ssim(y, x, 1.0), rel=1e-12)
