@@ -88,6 +88,17 @@ def _run_body(module: nn.Module, images: torch.Tensor) -> torch.Tensor:
     return out[:, 0]
 
 
+def _finite_output(name: str, given: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """The network's output, refused naming its input when it overflowed the network's dtype: float32 images
+    near 3e38 (inside the working range) gave NaN images in silence, or an error naming the operator's "y"."""
+    if not bool(torch.isfinite(out).all()):
+        top = float(given.detach().abs().max()) if given.numel() else 0.0
+        raise ValueError(f"{name} has entries too large for the network's {out.dtype}: its output overflows "
+                         f"to inf/NaN (max |{name}| = {top:.3g}); rescale {name} or convert the network with "
+                         f".double()")
+    return out
+
+
 def _inverse_square_norm(operator: LinearOperator) -> float:
     """1/‖H‖² (1.0 for H = 0, whose Hᵀy is 0): ``max(‖H‖, 1e-12)`` made z = Hᵀy·1e24 for a valid H of norm
     6e-20 (entries ~1e-20), not the documented Hᵀy/‖H‖², and G(y) 30-50 % off in silence."""
@@ -148,7 +159,9 @@ class NullSpaceNet(CheckedStateModule):
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The prediction G(y) of Sx, shape (batch, p), for ``X`` finite real measurements of shape (batch,
         m); an empty batch (batch = 0) gives an empty (0, p) result. Computed and returned in the network's
-        dtype (float32 as built, float64 after ``.double()``): X of another dtype is cast to it.
+        dtype (float32 as built, float64 after ``.double()``): X of another dtype is cast to it. Entries of
+        magnitude <= 3.4e38 (the working range); an output that overflows the network's dtype (float32
+        measurements near 3e38) is refused naming X (ValueError).
         """
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}) (in_features = "
@@ -171,9 +184,10 @@ class NullSpaceNet(CheckedStateModule):
             raise ValueError(f"X has entries too large for the network's {dtype} (max |X| = "
                              f"{float(X.detach().abs().max()):.3g}); rescale X or convert the network")
         root = math.sqrt(self.scale)  # two factors 1/‖H‖: Hᵀy/‖H‖ stays in range where Hᵀy·(1/‖H‖²) would not
-        z = self.operator.adjoint(y) * root * root
+        z = self.operator.apply_adjoint(y) * root * root  # its overflow is X's, named below
         image = z + _run_body(self, z)
-        return self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
+        out = self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
+        return _finite_output("X", X, out)
 
 
 class ResidualDenoiser(CheckedStateModule):
@@ -201,7 +215,9 @@ class ResidualDenoiser(CheckedStateModule):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device
         (an empty batch gives an empty result), computed and returned in the network's dtype (float32 as
-        built, float64 after ``.double()``): x of another dtype is cast to it."""
+        built, float64 after ``.double()``): x of another dtype is cast to it. Entries of magnitude <= 3.4e38
+        (the working range); an output that overflows the network's dtype (float32 images near 3e38) is
+        refused naming x (ValueError)."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")
@@ -216,4 +232,4 @@ class ResidualDenoiser(CheckedStateModule):
             x = x.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
         _check_network_state(type(self).__name__, self)  # NaN weights answered NaN images in silence
         x = x.to(weight.dtype)
-        return x - _run_body(self, x)
+        return _finite_output("x", x, x - _run_body(self, x))

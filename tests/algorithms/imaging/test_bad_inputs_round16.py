@@ -62,3 +62,27 @@ def test_subspace_prior_holds_its_stated_orthonormality_tolerance():
     Q[:, 0] *= 1 + 4e-6
     with pytest.raises(ValueError, match=r"basis must have orthonormal columns.*1e-08"):
         SubspacePrior(Q, (4, 4))
+
+
+def _null_space_net_on_big_measurements():
+    from algorithms.imaging import HighPass, NullSpaceNet, gaussian_cs
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    return NullSpaceNet(H, HighPass((8, 8), 1.0), channels=4, depth=2)(torch.full((1, H.out_features), 3e38))
+
+
+def _denoiser_on_big_images():
+    from algorithms.imaging import ResidualDenoiser
+
+    x = torch.full((1, 8, 8), 3e38)
+    x[0, 0, 0] = -3e38
+    return ResidualDenoiser()(x)
+
+
+@pytest.mark.parametrize("call, name", [(_null_space_net_on_big_measurements, "X"),
+                                        (_denoiser_on_big_images, "x")])
+def test_float32_networks_refuse_an_overflowed_output_naming_their_input(call, name):
+    """Entries of 3e38 are inside the working range: a float32 ResidualDenoiser answered a NaN image in
+    silence, NullSpaceNet an error naming the operator's internal "y"."""
+    with pytest.raises(ValueError, match=rf"^{name} has entries too large for the network's torch.float32"):
+        call()
