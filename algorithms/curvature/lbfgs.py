@@ -38,6 +38,10 @@ __all__ = ["LBFGS"]
 MAX_MEMORY = 10**6
 
 
+#: further runs of scipy's L-BFGS-B from where one stopped short of the tolerance (each with a fresh memory)
+RESTARTS = 3
+
+
 @dataclass(frozen=True)
 class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``): an int in [1, 10**6]
@@ -45,13 +49,16 @@ class LBFGS(Algorithm):
 
     ``tol`` (in (0, 1), default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G``
     (S, G: the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
-    scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G``), and a
+    scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G/√d``), and a
     stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``. scipy's line search
     works in x's and f's own units (its first step has length min(1, 1e10·‖∇f‖)), so a run that scipy stops
     short of the tolerance is run once more from where it stopped, in the problem's units (x in units of
     2S/G, the start's distance to the optimum on a quadratic, f in units of 2S): f × 1e-20 or x* = 1e13 from
     x0 = 0 are solved as at unit scale (both ended ``Stalled`` at x0); ``Stalled`` is then the second run's.
-    With f* unknown, an end with ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding level in x0's dtype) is a
+    Units far from 1 (2S/G or 2S outside [1e-6, 1e6]: f × 1e-30, x* ~ 1e15 from x0 = 0) run in the problem's
+    units from the start (scipy's capped steps crept to ``MaxIters`` at x0), and a run stopped short is
+    restarted from where it stopped, up to three times. scipy's gtol is tol·G/√d (it bounds max|∇f|). With
+    f* unknown, an end with ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding level in x0's dtype) is a
     ``Success``, as in every method of the family.
     """
 
@@ -126,10 +133,13 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
                 return np.full(x.shape, math.nan)
             return problem.gradient(x) if identity else problem.gradient(x) * (length / unit)
 
+        # scipy's gtol bounds the largest entry of the gradient, ours its 2-norm: gtol/√d implies it (a stop
+        # at max|g| <= grad_tol with ‖g‖ above it ended Stalled, and a restart stopped at once)
         result = scipy.optimize.minimize(
             fun, start if identity else np.zeros_like(start), jac=jac, method="L-BFGS-B", callback=callback,
             options={"maxiter": iterations, "maxcor": algorithm.memory, "ftol": 0.0,
-                     "gtol": grad_tol * (length / unit), "maxfun": max(15000, 20 * iterations)})
+                     "gtol": grad_tol * (length / unit) / math.sqrt(x0.size),
+                     "maxfun": max(15000, 20 * iterations)})
         x = point(result.x)
         return result, x, value_at(x) if np.all(np.isfinite(x)) else math.nan
 
@@ -138,22 +148,32 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
             return False
         return gap_met(fx) or stable_norm(problem.gradient(x)) <= grad_tol
 
+    # the problem's units: y = (x − x_stop)/length on f/(G·length), length = 2S/G (the start's distance to the
+    # optimum on a quadratic), the same run at every unit of f and of x
+    S, G = problem.scale_f, problem.scale_grad
+    length = 2.0 * S / G if S > 0 and G > 0 and math.isfinite(2.0 * S / G) else 1.0
+    unit = G * length if 0 < G * length < math.inf else 1.0
+    far = not (length > 0 and all(1e-6 <= v <= 1e6 for v in (length, unit)))
     try:
-        result, x, fx = attempt(x0, 1.0, 1.0, maxiters)
+        # units far from 1 (f × 1e-30 or x* ~ 1e15 from x0 = 0): scipy's capped steps (1e10·‖∇f‖, BFGS updates
+        # skipped below its eps) crept 1e-17 per iteration to MaxIters at x0, so those run in the problem's
+        # units from the start; near unit scale scipy's own run first (as before)
+        result, x, fx = attempt(x0, length, unit, maxiters) if far else attempt(x0, 1.0, 1.0, maxiters)
         nit, nfev, njev = int(result.nit), int(result.nfev), int(result.njev)
-        if (not state["terminated"] and nit < maxiters and math.isfinite(fx) and np.all(np.isfinite(x))
-                and not met(x, fx)):
+        for _ in range(RESTARTS):
+            if (state["terminated"] or nit >= maxiters or not (math.isfinite(fx) and np.all(np.isfinite(x)))
+                    or met(x, fx)):
+                break
             # scipy stopped short (its line search has absolute floors and caps its first step at 1e10·‖∇f‖ in
-            # x's units: f × 1e-20 ended Stalled at x0, ABNORMAL at nit 0; red16b): once more from there, in
-            # y = (x − x_stop)/length on f/(G·length), length = 2S/G (the start's distance to the optimum on a
-            # quadratic), the same run at every unit of f and of x
-            S, G = problem.scale_f, problem.scale_grad
-            length = 2.0 * S / G if S > 0 and G > 0 and math.isfinite(2.0 * S / G) else 1.0
-            unit = G * length if 0 < G * length < math.inf else 1.0
-            if length > 0 and (length, unit) != (1.0, 1.0):
-                again, x_again, f_again = attempt(x, length, unit, maxiters - nit)
-                nit, nfev, njev = nit + int(again.nit), nfev + int(again.nfev), njev + int(again.njev)
-                result, x, fx = again, x_again, f_again
+            # x's units: f × 1e-20 ended Stalled at x0, ABNORMAL at nit 0; red16b; in the problem's units a
+            # line search can still stop on f's rounding before the memory fits): again from there, in the
+            # problem's units with a fresh memory, while it moves
+            again, x_again, f_again = attempt(x, length, unit, maxiters - nit)
+            nit, nfev, njev = nit + int(again.nit), nfev + int(again.nfev), njev + int(again.njev)
+            moved = not np.array_equal(x_again, x)
+            result, x, fx = again, x_again, f_again
+            if not moved:
+                break
     finally:
         monitor.close()
     g_end = problem.gradient(x) if np.all(np.isfinite(x)) else None

@@ -141,3 +141,32 @@ def test_loose_step_stall_far_from_the_minimizer_is_not_a_success():
                               np.array([1.0, -1.0, 1.0], dtype=np.float32),
                               x0=np.array([3.0, 3.0], np.float32))
     assert solve(problem, C.GradientDescent(lr=1e-30), maxiters=50).retcode is RetCode.Stalled
+
+
+@pytest.mark.parametrize("f_star", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("x0_kind", ["zero", "one"])
+@pytest.mark.parametrize(("sf", "sx"), [(1e-30, 1.0), (1.0, 1e15), (1.0, 1e10), (1e10, 1.0), (1e30, 1e15)])
+def test_lbfgs_solves_a_quadratic_at_every_unit(sf, sx, x0_kind, dtype, f_star):
+    """f(x) = sf·q(x/sx): from x0 = 0, f × 1e-30 or x* ~ 1e15 crept 1e-17 per iteration to MaxIters at x0
+    (scipy's capped first step, BFGS updates skipped); float32 runs stopped at max|∇f| <= tol (scipy's gtol)
+    with ‖∇f‖ above it, Stalled. Checked against the closed-form minimizer."""
+    from algorithms.curvature import LBFGS, CurvatureProblem
+
+    A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    b = np.array([1.0, -1.0])
+    unit_star = np.linalg.solve(A, b)
+    x0 = (np.zeros(2) if x0_kind == "zero" else sx * np.array([1.0, 2.0])).astype(dtype)
+    problem = CurvatureProblem(f=lambda x: sf * (0.5 * (x / sx) @ A @ (x / sx) - b @ (x / sx)),
+                               grad=lambda x: sf / sx * (A @ (x / sx) - b),
+                               curvature=lambda x: sf / sx**2 * A,
+                               L_C=0.0, L=sf / sx**2 * 3.7, x0=x0,
+                               f_star=-sf * 0.5 * float(b @ unit_star) if f_star else None)
+    sol = solve(problem, LBFGS())
+    assert sol.retcode is RetCode.Success
+    error = np.linalg.norm(sol.x.astype(np.float64) / sx - unit_star) / np.linalg.norm(unit_star)
+    if f_star:  # the gap test decides: f − f* <= tol·S (x within about √tol of x*)
+        assert problem.value(sol.x) - problem.f_star <= 1e-10 * problem.scale_f * (1 + 1e-6)
+        assert error <= 1e-4
+    else:
+        assert error <= (1e-5 if dtype == np.float32 else 1e-7)
