@@ -413,7 +413,9 @@ class CEI(Algorithm):
         design is suggested first (skipped once that many points are observed, e.g. data the
         user already has), then CEI's maximizer (the feasibility probability's while no point is
         feasible). ``seed`` an int in [0, 2**64), or None for the default 0 (as ``solve``'s
-        ``seed=None`` in CEI): same ``seed``, same suggestions.
+        ``seed=None`` in CEI): same ``seed``, same suggestions, and the very points ``solve`` evaluates with
+        that ``seed`` when each suggestion is observed with its f and c (the surrogates are updated as
+        ``solve`` updates its own).
 
         >>> import numpy as np
         >>> bo = CEI(n_candidates=200).ask_tell([[0.0, 1.0], [0.0, 1.0]], n_constraints=1, initial=4)
@@ -538,9 +540,18 @@ class CEIAskTell:
                         (("the observations", len(hist.f)), ("maxiters", None),
                          ("n_constraints", self.problem.n_constraints)))
         U = self.problem.to_unit(hist.X)
-        surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
+        # the run's surrogates, updated with the rows observed since the last suggest, as solve updates its
+        # own (a fit starts from the last fitted kernel): rebuilt each time, the suggestions drifted 1e-6 off
+        # solve's with the same seed; a replaced algorithm starts afresh
+        surrogates, modelled = self.__dict__.get("_surrogates"), self.__dict__.get("_modelled", 0)
+        if surrogates is None or surrogates.algorithm is not self.algorithm:
+            surrogates, modelled = _Surrogates(self.algorithm, self.problem.n_constraints), 0
+        self._surrogates = None   # until the update succeeds: a failed one leaves a half-updated model
+        new = np.arange(modelled, len(U))
         with _ONE_BLAS_THREAD.held():
-            surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), self.seed)
+            if new.size:
+                surrogates.update(U, hist.f, hist.c, (U[new], new), self.seed)
+            self._surrogates, self._modelled = surrogates, len(U)
             u, _ = self.algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c,
                                                        float(hist.best_feasible()[-1]), self._rng)
         return self.problem.from_unit(u).astype(dtype)

@@ -99,3 +99,20 @@ def test_a_wrong_f_star_of_f_in_tiny_units_is_refused(x_star):
         solve(problem, CEI(n_candidates=200), maxiters=5, seed=0)
     right = ConstrainedBOProblem(problem.f, problem.c, problem.bounds, initial=8, f_star=0.0, x_star=x_star)
     assert solve(right, CEI(n_candidates=200), maxiters=5, seed=0).retcode.name == "MaxIters"
+
+
+@pytest.mark.parametrize("algorithm", [CEI(n_candidates=100), CEI(n_candidates=100, fit=False),
+                                       CEI(n_candidates=100, noise=1e-3)], ids=["fit", "no fit", "noise"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ask_tell_suggests_the_points_solve_evaluates(algorithm, dtype):
+    # ask/tell rebuilt its surrogates at every suggest, the fit restarting from the given kernel, while solve
+    # starts each fit from the last fitted one: the same seed suggested points 2.6e-6 off solve's
+    f = lambda x: float((x[0] - 0.3) ** 2 + (x[1] - 0.2) ** 2)  # noqa: E731
+    c = lambda x: float(x[0] + x[1] - 0.9)  # noqa: E731
+    bounds = np.array([[0.0, 1.0], [0.0, 1.0]], dtype=dtype)
+    sol = solve(ConstrainedBOProblem(f, c, bounds, initial=5), algorithm, seed=4, maxiters=5)
+    bo = algorithm.ask_tell(bounds, 1, initial=5, seed=4)
+    for _ in range(10):
+        x = bo.suggest().astype(np.float64)
+        bo.observe(x, f(x), c(x))
+    np.testing.assert_array_equal(bo.history.X, sol.original.X)
