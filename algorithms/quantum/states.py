@@ -63,9 +63,29 @@ def as_array(name: str, value: Any) -> np.ndarray:
     if getattr(getattr(value, "device", None), "type", None) == "meta":  # numpy's error named nothing
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
     try:
-        return np.asarray(value)
+        return plain_numbers(np.asarray(value))
     except Exception as exc:
         raise TypeError(f"{name} must be array-like: {type(exc).__name__}: {exc}") from None
+
+
+def plain_numbers(array: np.ndarray) -> np.ndarray:
+    """An object array of numbers (Fractions, Python ints, a mix with complex) as int64, float64 or
+    complex128, the narrowest kind that holds every entry: numpy keeps Fractions as objects, which the
+    numeric checks refused as "dtype object". Bools, non-numbers and entries that do not convert stay an
+    object array (the callers refuse it by name)."""
+    if array.dtype != object or array.size == 0:
+        return array
+    items = array.ravel().tolist()
+    if any(isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Number) for v in items):
+        return array
+    kinds = ((np.int64, numbers.Integral), (np.float64, numbers.Real), (np.complex128, numbers.Complex))
+    for kind, test in kinds:
+        if all(isinstance(v, test) for v in items):
+            try:
+                return array.astype(kind)
+            except (OverflowError, TypeError, ValueError):  # an int past int64, a Fraction past float64
+                return array
+    return array
 
 
 def state_tolerance(dtype: Any) -> float:
@@ -104,7 +124,8 @@ def _n_qubits_of(name: str, dim: int) -> int:
 def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None) -> np.ndarray:
     """``rho`` as a complex128 density matrix, after checking it is one.
 
-    Checks, in order: a numeric square 2ⁿ × 2ⁿ array without NaN/inf, Hermitian
+    Checks, in order: a numeric square 2ⁿ × 2ⁿ array (entries real or complex numbers: numpy's, Python's,
+    Fractions) without NaN/inf, Hermitian
     (max |ρ − ρ†| <= atol), positive semidefinite (smallest eigenvalue >= −atol), trace one
     (|Tr ρ − 1| <= atol). ``atol`` defaults to :func:`state_tolerance` of the input dtype; a given
     ``atol`` must lie in (0, 1e-2] (a round-off tolerance: a larger one would pass non-states).
@@ -122,7 +143,7 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
         raise TypeError(f"{name} is required, got None")
     _refuse_masked(name, rho)  # np.asarray drops the mask: masked entries would count as data
     try:
-        array = np.asarray(rho)
+        array = plain_numbers(np.asarray(rho))  # Fractions as float64 (numpy keeps them as objects)
     except Exception as exc:  # ragged nested lists
         raise TypeError(f"{name} must be array-like: {exc}") from exc
     if array.dtype == object or not np.issubdtype(array.dtype, np.number) or array.dtype == bool:

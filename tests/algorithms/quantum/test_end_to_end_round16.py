@@ -1,5 +1,7 @@
 """Round 16: quantum end to end (a problem's own states pass the package's checks)."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -9,8 +11,11 @@ from algorithms.quantum import (
     IncoherentSR,
     PurestStateProblem,
     UniformAllocation,
+    as_density_matrix,
+    measurement_probabilities,
     purity,
     random_state,
+    sample_counts,
     swap_test_acceptance,
 )
 
@@ -37,3 +42,21 @@ def test_sample_counts_refuses_rows_off_one_beyond_round_off():
     with pytest.raises(ValueError, match="probabilities must be finite, >= 0 and sum to 1"):
         sample_counts(np.array([0.3 - 9e-6, 0.7]), 10)
     assert sample_counts(np.array([0.3, 0.7], dtype=np.float32), 10).sum() == 10
+
+
+_HALF = Fraction(1, 2)
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: purity([[_HALF, Fraction(1, 4)], [Fraction(1, 4), _HALF]]), 0.625),
+    (lambda: as_density_matrix([[_HALF, 0], [0, _HALF]]).tolist(), [[0.5, 0.0], [0.0, 0.5]]),
+    (lambda: swap_test_acceptance([[Fraction(1), 0], [0, 0]], np.eye(2) / 2), 0.75),
+    (lambda: measurement_probabilities(np.diag([0.75, 0.25]), [[Fraction(0), 1], [1, 0]]).tolist(),
+     [0.25, 0.75]),
+    (lambda: sample_counts([Fraction(1), Fraction(0)], 7).tolist(), [7, 0]),
+    (lambda: PurestStateProblem([[[_HALF, 0], [0, _HALF]], [[1, 0], [0, 0]]], copies=10).purities.tolist(),
+     [0.5, 1.0]),
+])
+def test_fractions_are_numbers(call, expected):
+    """A matrix or distribution of Fractions (numpy keeps them as objects) was refused as "dtype object"."""
+    assert call() == expected
