@@ -59,7 +59,10 @@ class LBFGS(Algorithm):
     units from the start (scipy's capped steps crept to ``MaxIters`` at x0), and a run stopped short is
     restarted from where it stopped, up to three times. scipy's gtol is tol·G/√d (it bounds max|∇f|). With
     f* unknown, an end with ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding level in x0's dtype) is a
-    ``Success``, as in every method of the family.
+    ``Success``, as in every method of the family. scipy's line search decides on f's values, so where the
+    gradient test asks for a decrease below f's rounding (f* unknown with f's minimum far from 0, e.g.
+    ``lp_regression`` on data not fitted exactly, at the default tol = 1e-10) a run can end ``Stalled``
+    (scipy's ABNORMAL) short of the tolerance; the gradient-only methods (GradientDescent, LCD1) reach it.
     """
 
     memory: int = 10
