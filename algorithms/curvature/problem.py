@@ -139,7 +139,10 @@ class CurvatureProblem(Problem):
         else the larger is refused by name (no stopping test could tell x0 from a minimizer).
     x0 : the starting point; its dtype (float32 or float64) is kept by every solver.
     f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
-        ``f(x0)``.
+        ``f(x0)``. The gap test f − f* <= tol·S runs only where f's rounding, 16 eps max(|f|, |f*|), is below
+        tol·S; beyond (an offset f = g + 1e10: f(x0) − f* ≪ |f*|) the gradient test decides, and the methods
+        that step on f − f* (Polyak, LCD2, LCD3) or search along f's values (L-BFGS-B) end ``Stalled`` once
+        f's rounding hides the gap, short of the tolerance (GradientDescent and LCD1 reach it through ∇f).
     x_star : a minimizer, if known (used by the rate claims); a finite vector of ``x0``'s shape, read in
         float64 whatever its dtype (a float32 ``x_star`` beside a float64 ``x0`` is promoted).
     L : a global smoothness constant of ``f`` (an upper bound on ‖∇²f‖), if known: None or a real ``> 0``
