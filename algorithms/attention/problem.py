@@ -242,7 +242,9 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     """``n`` i.i.d. draws ``(X, y, secret)`` of the problem's distribution: X (n, L, d), y (n,), secret (n,).
 
     ``n`` is an int in [1, 2**31 − 1] (n·L·d entries past this machine's memory are refused naming L or n)
-    and ``seed`` an int in [0, 2**64).
+    and ``seed`` an int in [0, 2**64). In a float32 problem, labels whose noise ε·ξ overflows float32 (ε of
+    order 1e37 and above, ξ ~ N(0, 1)) are refused naming ``epsilon`` (they were inf labels); use a float64
+    problem.
 
     >>> p = SingleLocationProblem(d=5, L=3, gamma=0.5)
     >>> X, y, j = sample_batch(p, 4, seed=0)
@@ -252,6 +254,18 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     check_problem(problem)
     check_count("n", n, 1)
     check_batch_memory("sample_batch", "n", n, problem)
+    X, y, secret = draw_batch(problem, n, seed)
+    if not bool(torch.isfinite(y).all()):
+        raise ValueError(f"epsilon = {problem.epsilon:g} is too large for a {problem.dtype.__name__} "
+                         f"problem: its label noise epsilon·ξ overflows to inf; use dtype=numpy.float64 or a "
+                         f"smaller epsilon")
+    return X, y, secret
+
+
+def draw_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor,
+                                                                             torch.Tensor]:
+    """:func:`sample_batch` on checked arguments, its labels unchecked (SphericalGD's sample: labels that
+    overflow make its run ``Diverged``, as documented)."""
     gen = torch.Generator().manual_seed(check_seed(seed))  # numpy ints as ints (manual_seed refuses them)
     dt = problem.torch_dtype
     u_star, v_star = problem.oracle()

@@ -31,8 +31,8 @@ from algorithms.attention.problem import (
     LINKS,
     SingleLocationProblem,
     check_batch_memory,
+    draw_batch,
     overlaps,
-    sample_batch,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
@@ -98,7 +98,7 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
                          f"(SphericalGD passes over it every step), got n_samples = {problem.n_samples} with "
                          f"L = {problem.L}, d = {problem.d} ({entries} entries)")
     check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
-    X, y, _ = sample_batch(problem, problem.n_samples, seed=seed)
+    X, y, _ = draw_batch(problem, problem.n_samples, seed)  # inf labels (ε ~ 3.4e38, float32): Diverged
     model = SoftmaxAttention(problem.d, beta=problem.beta, link=algorithm.link or problem.link,
                              dtype=problem.torch_dtype)
     u0, v0 = initial_vectors(problem, seed)

@@ -24,3 +24,19 @@ def test_half_precision_parameters_after_construction_are_refused(cls, dtype, co
     model = convert(cls(4, seed=0), dtype)
     with pytest.raises(TypeError, match=r"parameters must be float32 or float64.*\.double\(\)"):
         model(torch.randn(3, 5, 4).to(dtype))
+
+
+def test_float32_labels_that_overflow_are_refused_naming_epsilon():
+    """epsilon = 3.4e38 is in the working range: a float32 problem's sample_batch answered inf labels in
+    silence; SphericalGD's run on it ends Diverged, as its docstring says."""
+    import numpy as np
+
+    from algorithms import RetCode, solve
+    from algorithms.attention import SingleLocationProblem, SphericalGD, sample_batch
+
+    problem = SingleLocationProblem(d=4, L=3, gamma=0.5, epsilon=3.4e38, dtype=np.float32, n_samples=50)
+    with pytest.raises(ValueError, match=r"^epsilon = 3.4e\+38 is too large for a float32 problem"):
+        sample_batch(problem, 1000, seed=0)
+    assert solve(problem, SphericalGD(), seed=0, maxiters=5).retcode is RetCode.Diverged
+    y = sample_batch(SingleLocationProblem(d=4, L=3, gamma=0.5, epsilon=3.4e38), 1000, seed=0)[1]
+    assert bool(torch.isfinite(y).all())
