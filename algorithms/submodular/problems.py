@@ -128,7 +128,9 @@ class MatchoidMaximization(_SetProblem):
     """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone.
 
     What is checked of ``f``: that it is callable with one argument, and at every query that it returns a
-    finite real >= 0 (else the solve ends ``Failure``/``Diverged``, or raises naming ``f``). Greedy,
+    finite real >= 0 (else the solve ends ``Failure``/``Diverged``, or raises naming ``f``): f's values are
+    not held to the working range, any finite float64 >= 0 is used as it is (f = 1e39·|S| is solved; a
+    sum of in-range weights may pass 3.4e38). Greedy,
     SampleGreedy, BruteForce and RecomputeFromScratch compare an int or Fraction answer exactly (10**17 + |S|
     keeps its gains of 1); a float answer in float64. Its
     submodularity is sampled when the problem is built (an exhaustive check costs 2^n evaluations): 8
