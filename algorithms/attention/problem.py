@@ -339,9 +339,9 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
                           eta: float = 0.0, rho: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     """Unit vectors (u, v) of ``R^d`` (d >= 4) with the given overlaps against the problem's oracle.
 
-    ``mu`` = uᵀu*, ``nu`` = vᵀv*, ``zeta`` = vᵀu*, ``eta`` = uᵀv* and ``rho`` = uᵀv are overlaps (cosines),
-    each a real number in [-1, 1] (outside refused by name). The Gram matrix of (u*, v*, u, v) must be
-    positive semidefinite; otherwise no such pair exists.
+    ``mu`` = uᵀu* in [-1, 1], ``nu`` = vᵀv* in [-1, 1], ``zeta`` = vᵀu* in [-1, 1], ``eta`` = uᵀv* in [-1, 1]
+    and ``rho`` = uᵀv in [-1, 1] are overlaps (cosines), each a real number (outside [-1, 1] refused by
+    name). The Gram matrix of (u*, v*, u, v) must be positive semidefinite; otherwise no such pair exists.
 
     >>> p = SingleLocationProblem(d=6, L=3, gamma=0.5)
     >>> u, v = vectors_with_overlaps(p, mu=0.8, nu=0.6, zeta=0.1, rho=0.2)
