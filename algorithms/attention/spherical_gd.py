@@ -52,7 +52,8 @@ class SphericalGD(Algorithm):
     nothing and is refused naming lr; a huge one makes the run ``Diverged`` or wander); ``link`` the
     student's value link (None: the problem's, known to the learner as in the paper). The training
     sample has ``problem.n_samples`` draws from the solve seed (``seed=None`` is seed 0;
-    n_samples·L·d at most MAX_SAMPLE_ENTRIES = 2**26 token entries, else refused by name; every step
+    n_samples·L·d at most MAX_SAMPLE_ENTRIES = 2**26 token entries, else refused by name, naming L when
+    one sequence's L·d alone passes it; every step
     passes over them, ~3e-8 s per entry here, so a sample at that cap takes ~2 s a step: pass a maxiters
     for it); the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
@@ -93,6 +94,10 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
     seed = options.seed or 0
     # first: it names n_samples, L and d (the memory check blamed the default n_samples for a d of 2**24)
     entries = problem.n_samples * problem.L * problem.d
+    if problem.L * problem.d > MAX_SAMPLE_ENTRIES:  # one sequence alone: L is the culprit, not n_samples
+        raise ValueError(f"problem.L must keep one sequence's L·d <= 2**26 token entries for SphericalGD (it "
+                         f"passes over its training sample every step), got L = {problem.L} with d = "
+                         f"{problem.d}")
     if entries > MAX_SAMPLE_ENTRIES:  # n_samples = 10**7 at d = 8, L = 4 spent minutes drawing and one pass
         raise ValueError(f"problem.n_samples must keep the training sample's n_samples·L·d <= 2**26 entries "
                          f"(SphericalGD passes over it every step), got n_samples = {problem.n_samples} with "

@@ -40,3 +40,13 @@ def test_float32_labels_that_overflow_are_refused_naming_epsilon():
     assert solve(problem, SphericalGD(), seed=0, maxiters=5).retcode is RetCode.Diverged
     y = sample_batch(SingleLocationProblem(d=4, L=3, gamma=0.5, epsilon=3.4e38), 1000, seed=0)[1]
     assert bool(torch.isfinite(y).all())
+
+
+def test_spherical_gd_names_l_when_one_sequence_passes_the_sample_cap():
+    """L = 10**40 with n_samples = 20 was refused as "problem.n_samples must keep ...", blaming n_samples."""
+    from algorithms import solve
+    from algorithms.attention import SingleLocationProblem, SphericalGD
+
+    problem = SingleLocationProblem(d=4, L=10**40, gamma=0.5, n_samples=20)
+    with pytest.raises(ValueError, match=r"^problem.L must keep one sequence's L·d <= 2\*\*26"):
+        solve(problem, SphericalGD(), maxiters=2)
