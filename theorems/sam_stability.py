@@ -1984,20 +1984,37 @@ def _check_training_retcodes(ctx: Context, *, blowup_lr: float = 50.0) -> Outcom
 def _frozen_criteria() -> list[str]:
     """The stopping rules at their ends, on a network that cannot move (round 5): one sample at x = 0 and
     one hidden unit, dead at seed 0 (bias −1.54), so every gradient is exactly 0 and the full loss stays y²
-    (exact in binary for the y below). One SGD step: loss 1e12 is not above 1e12 (MaxIters), 1.44e12 is
-    (Diverged); a loss equal to tol is Success; under the default tol 1e-4, 1.37e-4 is MaxIters and 6.1e-5
-    Success. (SAMTraining shares this loop.) The default horizon is 2000 steps (what solve hands its
+    (exact in binary for the y below). A given tol is absolute: a loss equal to it is Success. The default
+    tol (1e-4·mean(y²)) and the blow-up threshold (1e12·mean(y²)) are relative to the labels' scale (round
+    16), and the frozen net's loss is mean(y²) itself, the loss of predicting 0: MaxIters at every scale
+    (under the absolute rules of rounds 5-15, y = 1.2e6 was Diverged and y = 2⁻⁷ Success, having fitted
+    nothing). (SAMTraining shares this loop.) The default horizon is 2000 steps (what solve hands its
     iteration monitor, on a run that succeeds at step 1), and seed=None trains as the documented seed 0."""
     wrong = []
-    for y, tol, want in ((1e6, None, RetCode.MaxIters), (1.2e6, None, RetCode.Diverged),
+    for y, tol, want in ((1e6, None, RetCode.MaxIters), (1.2e6, None, RetCode.MaxIters),
                          (2.0**-7, 2.0**-14, RetCode.Success), (3 * 2.0**-8, None, RetCode.MaxIters),
-                         (2.0**-7, None, RetCode.Success)):
+                         (2.0**-7, None, RetCode.MaxIters),
+                         (2.0**-7, 2.0**-14 * (1 - 2.0**-52), RetCode.MaxIters),
+                         (1e-30, None, RetCode.MaxIters)):
         frozen = TwoLayerMSETask(X=np.zeros((1, 2)), y=np.array([y]), width=1)
         sol = solve(frozen, SGDTraining(lr=0.1, batch_size=1), maxiters=1, seed=0,
                     **({} if tol is None else {"tol": tol}))
         if sol.value != y * y or sol.retcode is not want:
             wrong.append(f"loss {sol.value!r} (y² = {y * y!r}), tol {tol or 'default'}: {sol.retcode}, "
                          f"documented {want}")
+    # the default tol on a network that moves: Success exactly at the first step whose full loss is
+    # <= 1e-4·mean(y²), at labels ±1 and at ±1e-3 (the same run in other units: f is 2-homogeneous in the
+    # weights, so init_scale √c and lr 0.1/c; under the absolute 1e-4, labels ±1e-3 stopped at step 1)
+    base = parity_task(n=8, in_features=3, width=8, seed=0)
+    for c in (1.0, 1e-3):
+        task = TwoLayerMSETask(X=base.X, y=base.y * c, width=8, init_scale=math.sqrt(c))
+        run = solve(task, SGDTraining(lr=0.1 / c, batch_size=4), maxiters=3000, seed=0, store_trace=True)
+        limit = 1e-4 * float(np.mean((base.y * c) ** 2))
+        losses = [record["loss"] for record in run.trace]
+        hit = next((k for k, v in enumerate(losses) if v <= limit), None)
+        if run.retcode is not RetCode.Success or hit != len(losses) - 1:
+            wrong.append(f"labels ±{c:g}: {run.retcode} after {len(losses)} records, first loss <= "
+                         f"1e-4·mean(y²) = {limit:.3g} at record {hit}")
     # the documented default horizon, 2000 steps: the horizon solve hands its iteration monitor, read on a
     # run that succeeds at step 1 (loss 6.1e-5 below the default tol), so no 2000-step run is needed
     from algorithms.nets import sam as _sam_module
@@ -2011,7 +2028,7 @@ def _frozen_criteria() -> list[str]:
     monitor_class = _sam_module.IterationMonitor
     frozen = TwoLayerMSETask(X=np.zeros((1, 2)), y=np.array([2.0**-7]), width=1)
     with patched(_sam_module, "IterationMonitor", spy):
-        quick = solve(frozen, SGDTraining(lr=0.1, batch_size=1), seed=0)
+        quick = solve(frozen, SGDTraining(lr=0.1, batch_size=1), seed=0, tol=2.0**-14)
     if horizons != [2000] or quick.retcode is not RetCode.Success:
         wrong.append(f"the default horizon handed to the monitor: {horizons} ({quick.retcode}), not 2000")
     # the documented seed fallback: no solve seed trains as seed 0 (initialization and batch order)
@@ -2030,9 +2047,11 @@ register(Claim(
               "the loss past 1e12, MaxIters when 5 steps cannot reach tol = 1e-12, and Success when the full"
               " training loss reaches tol = 0.5, with the reported value equal to the loss at the returned "
               "parameters and one (SGD) or two (SAM) gradient calls per step in its stats; on a network that"
-              " cannot move (all gradients 0, loss y² exactly) one step gives MaxIters at loss 1e12 and "
-              "Diverged at 1.44e12, Success at loss = tol, and under the default tol 1e-4 MaxIters at "
-              "1.37e-4 and Success at 6.1e-5; the default horizon is 2000 steps and seed=None trains as seed"
+              " cannot move (all gradients 0, loss y² exactly) one step gives Success at loss = a given tol "
+              "and MaxIters one ulp below it, and MaxIters under the default rules (tol 1e-4·mean(y²), "
+              "blow-up 1e12·mean(y²), relative to the labels) for y from 1e-30 to 1.2e6; with labels ±1 and "
+              "±1e-3 (init and lr in the same units) Success exactly at the first step with loss <= "
+              "1e-4·mean(y²); the default horizon is 2000 steps and seed=None trains as seed"
               " 0.",
     kind=Kind.NUMERIC,
     check=partial(_check_training_retcodes, blowup_lr=50.0),

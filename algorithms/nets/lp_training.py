@@ -28,7 +28,7 @@ are dropped, knots closer than ``merge_tol`` times the data range are merged,
 and the survivors are polished by least squares on the interpolation residual.
 
 Retcodes: ``Success`` when the method's criterion holds, the pruned and polished
-network interpolating the data within ``tol`` (relative to ``max(1, max|y|)``);
+network interpolating the data within ``tol`` (relative to ``max|y|``, 1 when y ≡ 0);
 ``MaxIters`` when the horizon (``maxiters`` Adam steps) is reached without it;
 ``Diverged`` on a blow-up: a non-finite loss or iterate, or a loss above
 ``BLOWUP_FACTOR · (1 + |loss₀|)`` = ``1e30 · (1 + |loss at step 0|)``, at the step
@@ -174,7 +174,7 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     trained knots and from the trained knots snapped onto a data point within
     ``10 · merge_tol`` of the range (a knot on a data point is a kink of the
     residual, where least squares stalls); the snapped one is kept unless the other fits better by more
-    than rounding (1e-12 relative to max(1, max|y|)). The
+    than rounding (1e-12 relative to max|y|, 1 when y ≡ 0). The
     knot *count* is decided by training and pruning; the polish only removes the
     remaining optimization error. ``x`` and ``y`` have entries in the working range (magnitude at most
     3.4e38); ``prune_tol`` in [0, 1) (1 would drop every neuron, refused naming it); ``merge_tol`` >= 0,
@@ -218,7 +218,8 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     # The snapped start goes first and is kept unless the other one fits better by more than rounding
     # (1e-12 relative to the data): residuals at the rounding level must not decide, or the choice would
     # depend on the units of y.
-    rounding = 1e-12 * max(1.0, float(np.max(np.abs(y))))
+    top = float(np.max(np.abs(y)))
+    rounding = 1e-12 * (top if top > 0 else 1.0)
     best_z, best_res = None, np.inf
     for knots in (snapped, merged.knots):
         z = linear_refit(knots)
@@ -266,7 +267,8 @@ class LpPathNormTraining(Algorithm):
     network whose weights or their products leave the working range is ``Diverged``). ``maxiters``
     counts Adam steps (default 4000);
     ``tol`` is the interpolation tolerance of the pruned, refit network, relative
-    to ``max(1, max|y|)`` (default 1e-6): within it the retcode is ``Success``, else
+    to ``max|y|`` (1 when y ≡ 0: labels in any units need the same fit; default 1e-6): within it the
+    retcode is ``Success``, else
     ``MaxIters`` (the horizon came first); a blow-up gives ``Diverged`` (module docstring).
     The initialization is seeded by ``solve``'s ``seed`` (``seed=None`` is seed 0: always reproducible).
     ``Solution.x`` is the pruned
@@ -501,7 +503,10 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
         f, residual = prune_network(x64, y64, W, b, v, a, c, prune_tol=algorithm.prune_tol,
                                     merge_tol=algorithm.merge_tol)
         if retcode is None:  # the horizon is reached: Success only if the criterion holds
-            tol = options.tolerance(default=1e-6) * max(float(np.max(np.abs(y64))), 1.0)
+            # relative to the labels' own scale: with a floor of 1, labels in units of 1e-8 were
+            # "interpolated within 1e-6" by a network that fitted nothing (Success)
+            top = float(np.max(np.abs(y64)))
+            tol = options.tolerance(default=1e-6) * (top if top > 0 else 1.0)
             retcode = RetCode.Success if residual <= tol else RetCode.MaxIters
     sol = Solution(f.to_vector(problem.dtype), f.vp(p), retcode, trace=monitor.trace,
                    original={"params": raw, "cpwl": f, "max_residual": residual})

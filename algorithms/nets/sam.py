@@ -90,6 +90,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     check_real_keywords,
     check_state_finite,
     check_state_layout,
+    wrapped_by,
 )
 
 __all__ = [
@@ -179,9 +180,10 @@ class SAM(torch.optim.Optimizer):
     Parameters: ``params`` (tensors or parameter groups, as for any torch optimizer);
     ``base_optimizer`` the optimizer *class* (an instance is rejected with a one-line
     ``TypeError``; one whose ``step`` requires a closure, such as LBFGS, is refused with a ``TypeError``:
-    SAM calls ``base_optimizer.step()`` itself); ``rho`` in [0, 1e10] the perturbation radius (>= 0: 0
-    is plain base steps, any value up to 1e10 is taken, 1e-39 included; the cap keeps the weights finite:
-    1e308 overflowed them); ``lr`` (a base-optimizer keyword) 0 or at least 1.18e-38, at most 1e10, as
+    SAM calls ``base_optimizer.step()`` itself; the package's ``Muon``, ``Shampoo`` and ``SOAP`` are bases
+    too, stepping on the gradient at θ + ε as any other); ``rho`` in [0, 1e10] the perturbation radius
+    (>= 0: 0 is plain base steps, any value up to 1e10 is taken, 1e-39 included; the cap keeps the weights
+    finite: 1e308 overflowed them); ``lr`` (a base-optimizer keyword) 0 or at least 1.18e-38, at most 1e10, as
     the package's optimizers (0: no step; a subnormal lr such as 1e-39 is refused naming lr: it rounds
     every float32 step to 0);
     ``normalize`` (bool) whether ε is
@@ -190,7 +192,9 @@ class SAM(torch.optim.Optimizer):
     ``maximize=True`` the run is SAM minimizing −L (ε = −ρ g/(‖g‖ + 1e-12), the base step ascends),
     and ``lr = 0`` leaves every weight bitwise unchanged (the base optimizer's state still moves). A
     NaN/inf gradient (at θ or at θ + ε) reaches the weights, as in torch's
-    optimizers, with a ``RuntimeWarning`` (SAM has no skip policy; the package's Muon/Shampoo/SOAP skip).
+    optimizers, with a ``RuntimeWarning`` (SAM has no skip policy; the package's Muon/Shampoo/SOAP skip);
+    later steps go on from there as torch's would (a NaN written into the base state through ``.data`` is
+    refused at the next step, naming the entry).
     A parameter group may set these and the base optimizer's keywords (and
     the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
     closure that never calls ``backward`` raises
@@ -241,7 +245,8 @@ class SAM(torch.optim.Optimizer):
         defaults = dict(rho=rho, normalize=normalize, **kwargs)
         try:
             super().__init__(params, defaults)
-            self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+            with wrapped_by(("rho", "normalize")):     # the package's Muon/Shampoo/SOAP refused SAM's keys
+                self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
         except (TypeError, ValueError) as exc:   # torch's own message, re-raised from here
             raise type(exc)(f"SAM({base_optimizer.__name__}) rejected params or keywords "
                             f"{sorted(kwargs)}: {exc}") from None
@@ -266,7 +271,8 @@ class SAM(torch.optim.Optimizer):
     def __getstate__(self) -> dict[str, Any]:
         # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled SAM lost its base
         # optimizer and could not step (AttributeError)
-        return {**super().__getstate__(), "base_optimizer": self.base_optimizer}
+        return {**super().__getstate__(), "base_optimizer": self.base_optimizer,
+                "_nonfinite_stepped": self.__dict__.get("_nonfinite_stepped", False)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -430,6 +436,10 @@ class SAM(torch.optim.Optimizer):
             for p in group["params"]:
                 theta = None
                 if "e_w" in self.state[p]:
+                    for key in ("theta", "e_w"):   # edited since first_step: named, not torch's size error
+                        if key in self.state[p]:
+                            _check_saved_point(self.state[p][key], p,
+                                               f"SAM.second_step: state[param]['{key}']")
                     e_w = self.state[p].pop("e_w")
                     theta = self.state[p].pop("theta", None)   # absent in a state saved before round 14
                     if theta is not None:
@@ -438,12 +448,16 @@ class SAM(torch.optim.Optimizer):
                         p.sub_(e_w)
                 if kept is not None:
                     kept.append(p.detach().clone() if theta is None else theta)
-        check_state_finite("SAM (its base optimizer)", self.base_optimizer, allow_inf=True)   # NaN written in
+        if not self.__dict__.get("_nonfinite_stepped", False):
+            # NaN written in through .data; not one that SAM's own documented NaN-through step left (the
+            # next step blamed the user for it)
+            check_state_finite("SAM (its base optimizer)", self.base_optimizer, allow_inf=True)
         check_state_layout("SAM (its base optimizer)", self.base_optimizer)    # another shape, dtype, a list
         if not bool(torch.isfinite(self._grad_norm())):     # the loss at θ + ε was NaN: no word before
             warnings.warn("SAM.second_step: a gradient at θ + ε holds NaN or inf; it reaches the weights, as "
                           "in torch's optimizers (check the loss, or lower rho or lr)", RuntimeWarning,
                           stacklevel=3)
+            self._nonfinite_stepped = True      # the base state now holds what that gradient made
         self.base_optimizer.step()
         for group in self.param_groups:
             if group["lr"] == 0:   # no step: θ bitwise (torch's θ + (−0)·d turned a −0.0 weight into +0.0)
@@ -549,9 +563,30 @@ class SAM(torch.optim.Optimizer):
         for index, group in enumerate(base_groups):  # torch's SGD takes lr = nan (nan < 0 is False)
             if "lr" in group:
                 check_lr(group["lr"], f"state_dict['base_optimizer']['param_groups'][{index}]['lr']")
+        params = self._params()
+        for index, entry in own.get("state", {}).items():
+            if isinstance(index, int) and 0 <= index < len(params) and isinstance(entry, dict):
+                for key in ("theta", "e_w"):
+                    if key in entry:
+                        _check_saved_point(entry[key], params[index],
+                                           f"state_dict['state'][{index}][{key!r}]")
         super().load_state_dict(own)
         self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
         self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__
+        self._nonfinite_stepped = False     # checked finite above: no NaN of an earlier step remains
+
+
+def _check_saved_point(value: Any, p: torch.Tensor, where: str) -> None:
+    """θ or ε saved by ``first_step`` (in a state_dict or the live state): a floating tensor of the
+    parameter's shape. Another shape loaded and failed inside ``second_step`` with torch's size error, a
+    str with ``copy_``'s TypeError."""
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        shown = f"a {value.dtype} tensor" if isinstance(value, torch.Tensor) else type(value).__name__
+        raise ValueError(f"{where} must be a floating tensor of the parameter's shape {tuple(p.shape)} "
+                         f"(the point first_step saved), got {shown}")
+    if value.shape != p.shape:
+        raise ValueError(f"{where} has shape {tuple(value.shape)}, the parameter has {tuple(p.shape)} (a "
+                         "state of another model)")
 
 
 # ----------------------------------------------------------------------------- problem
@@ -659,11 +694,12 @@ class SGDTraining(Algorithm):
     dropped); the permutations are successive ``torch.randperm(n)`` draws of one generator seeded
     with the solve seed (0 when none is given), the initialization ``net.init(seed, init_scale)``.
     ``maxiters`` counts steps (default 2000; at most ``MAX_STEPS`` = 600000, a run of 60 s at >= 100 µs a
-    step: a larger one is refused naming maxiters, as 2**31 − 1 steps ran for weeks); ``tol`` (default 1e-4)
-    stops with
-    ``Success`` once the full training loss is ≤ tol (the only way to ``Success``); a
-    non-finite loss or parameter, or a loss above 1e12, is ``Diverged`` (any ``lr`` >= 1.18e-38 is taken, a
-    subnormal one moving nothing is refused: one large
+    step: a larger one is refused naming maxiters, as 2**31 − 1 steps ran for weeks). ``Success`` (the only
+    way to it) once the full training loss is ≤ the tolerance: by default 1e-4·mean(y²), relative to the
+    labels' scale (the loss of predicting 0; for y ≡ 0 the initial loss takes its place), so labels in any
+    units need the same fit; a ``tol`` given to ``solve`` (> 0) is absolute, in the loss's units (y²). A
+    non-finite loss or parameter, or a loss above 1e12·mean(y²) (the same scale), is ``Diverged`` (any
+    ``lr`` >= 1.18e-38 is taken, a subnormal one moving nothing is refused: one large
     enough to blow the weights up ends the run there); the horizon
     reached without either is ``MaxIters``. ``lr`` > 0 in [1.18e-38, 3.4e38]; ``batch_size`` B an int in
     [1, n] (n the task's sample count; a larger one is refused at solve naming batch_size).
@@ -721,8 +757,21 @@ class SAMTraining(Algorithm):
                             f"{getattr(self.optimizer, '__name__', type(self.optimizer).__name__)}")
 
 
-#: a full training loss above this is a blow-up (labels are O(1))
+#: a full training loss above this times mean(y²) is a blow-up
 DIVERGED_LOSS = 1e12
+#: the default Success tolerance, relative to mean(y²)
+DEFAULT_REL_TOL = 1e-4
+
+
+def _label_scale(y: torch.Tensor, initial_loss: float) -> float:
+    """mean(y²) in float64 (the loss of predicting 0); the initial loss for y ≡ 0 (1 if that is 0 too).
+
+    The tolerance and the blow-up threshold are relative to it: with an absolute 1e-4, labels in units of
+    1e-3 ended Success after one step having fitted nothing."""
+    scale = float(torch.mean(y.to(torch.float64) ** 2))
+    if scale > 0:
+        return scale
+    return initial_loss if math.isfinite(initial_loss) and initial_loss > 0 else 1.0
 
 
 def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: int, normalize: bool,
@@ -734,7 +783,6 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     if steps > MAX_STEPS:      # 2**31 - 1 steps (a valid count) at >= 100 µs each: weeks
         raise ValueError(f"maxiters must be <= {MAX_STEPS} (MAX_STEPS: 60 s at >= 100 µs a step), got "
                          f"{steps}")
-    tol = options.tolerance(1e-4)
     net = problem.net
     X, y = problem.tensors()
     try:
@@ -779,7 +827,18 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
         with torch.no_grad():
             return float(problem.loss(params))
 
+    def exact_loss() -> float:
+        # float32 data: the float32 loss underflows to 0 for labels below ~1e-19 while the fit is still off
+        if problem.dtype == torch.float64:
+            return value
+        with torch.no_grad():
+            theta = {key: p.detach().to(torch.float64) for key, p in params.items()}
+            return float(torch.mean((net.forward_with(theta, X.double()) - y.double()) ** 2))
+
     value = full_loss()
+    scale = _label_scale(y, value)
+    tol = options.tol if options.tol is not None else DEFAULT_REL_TOL * scale
+    diverged = DIVERGED_LOSS * scale
     retcode = RetCode.MaxIters
     perm = torch.empty(0, dtype=torch.long)
     cursor = problem.n
@@ -808,13 +867,13 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
                 raise
         value = full_loss()
         stop = monitor.record(iteration=k, loss=value)
-        if not math.isfinite(value) or value > DIVERGED_LOSS or not finite_params():
+        if not math.isfinite(value) or value > diverged or not finite_params():
             retcode = RetCode.Diverged
             break
         if stop:        # before the convergence test: a True on the converged record ended Success
             retcode = RetCode.Terminated
             break
-        if value <= tol:
+        if value <= tol and exact_loss() <= tol:
             retcode = RetCode.Success
             break
     monitor.close()

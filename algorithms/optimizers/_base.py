@@ -7,6 +7,8 @@ Not public: :class:`~algorithms.optimizers.Muon`, :class:`~algorithms.optimizers
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import difflib
 import math
@@ -46,6 +48,22 @@ NONFINITE_POLICIES = ("skip", "raise")
 #: ``scaling.param_groups``
 EXTRA_GROUP_KEYS = frozenset({"params", "initial_lr", "param_names", "name", "role", "max_lr", "min_lr",
                               "base_lr", "max_momentum", "base_momentum"})
+
+#: the group keys of a wrapping optimizer (SAM's ``rho``, ``normalize``) that share this one's groups: set by
+#: :func:`wrapped_by` while the wrapper builds its base, so those keys are not refused as misspelt/unknown
+_WRAPPER_KEYS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("wrapper_group_keys",
+                                                                               default=frozenset())
+
+
+@contextlib.contextmanager
+def wrapped_by(keys: frozenset[str] | set[str]):
+    """Build a :class:`MatrixOptimizer` inside to let its groups carry ``keys`` (the wrapper's own)."""
+    token = _WRAPPER_KEYS.set(frozenset(keys))
+    try:
+        yield
+    finally:
+        _WRAPPER_KEYS.reset(token)
+
 
 _MISSING = object()
 
@@ -267,6 +285,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     def __init__(self, params, defaults: dict[str, Any], on_nonfinite: str = "warn") -> None:
         self.on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ("warn", *NONFINITE_POLICIES))
+        self._wrapper_keys = _WRAPPER_KEYS.get()    # a wrapping SAM's rho/normalize: its keys, not ours
         self.skipped_steps = 0
         try:
             super().__init__(params, defaults)
@@ -297,7 +316,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     #: instance attributes beyond torch's pickled ``defaults``/``state``/``param_groups`` (torch's
     #: ``__getstate__`` drops them: a deepcopy or an unpickled optimizer could not step)
-    _PICKLED = ("on_nonfinite", "skipped_steps")
+    _PICKLED = ("on_nonfinite", "skipped_steps", "_wrapper_keys")
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -326,7 +345,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
         keywords and the keys LR schedulers and torch add: a misspelt key (``"lrr"``, torch accepts any)
         left the default in force, with a warning only (SAM refuses it, as here). Groups edited later or
         loaded from a state_dict keep extra keys (a scheduler's, another library's)."""
-        unknown = sorted(str(k) for k in set(group) - set(self.defaults) - EXTRA_GROUP_KEYS)
+        unknown = sorted(str(k) for k in set(group) - set(self.defaults) - EXTRA_GROUP_KEYS
+                         - self.__dict__.get("_wrapper_keys", frozenset()))
         if unknown:
             name = type(self).__name__
             raise ValueError(f"{where}: parameter group keys {unknown} are not {name} keywords (known: "
@@ -338,7 +358,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
         group's own value stayed in force in silence. Other extra keys (a scheduler's, another library's)
         are kept."""
         for key in group:
-            if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS:
+            if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS \
+                    or key in self.__dict__.get("_wrapper_keys", frozenset()):
                 continue
             close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
             if close:

@@ -309,7 +309,9 @@ class BlockOptimizer(torch.optim.Optimizer):
     of the random order, naming it: its base state belongs to another block). ``param_groups[0]['params']``
     edited after construction is refused at the next step (the blocks are fixed at construction). A NaN/inf
     gradient goes to the base optimizer unchanged, so the step behaves as that torch optimizer's
-    does (for ``torch.optim.AdamW``, the NaN reaches the weights). A sparse gradient raises
+    does (for ``torch.optim.AdamW``, the NaN reaches the weights; later steps go on from there, as torch's
+    would; a NaN written into the base state through ``.data`` is refused, naming the entry). A sparse
+    gradient raises
     ``RuntimeError`` (as torch's Adam); ``load_state_dict`` refuses a hand-edited or foreign state with
     ValueError/TypeError naming the entry.
 
@@ -436,6 +438,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         return self._base_optimizer
 
     def _activate(self) -> None:
+        self._nonfinite_stepped = False     # a fresh base optimizer: no state a NaN gradient made
         active = self._blocks[self.active_block]
         # the base optimizer first: if it rejects its keywords, the user's model is left as it was
         # (no requires_grad flag or gradient changed by a constructor that raised)
@@ -533,8 +536,11 @@ class BlockOptimizer(torch.optim.Optimizer):
                              "fixed at construction (a tensor added there would never move): build a new "
                              "BlockOptimizer over all the parameters")
         self._adopt_edited_keywords(own)
-        check_state_finite("BlockOptimizer (its base optimizer)", self._base_optimizer,
-                           allow_inf=True)
+        if not self.__dict__.get("_nonfinite_stepped", False):
+            # a NaN the documented NaN-through step put in the state is not a write through .data: the
+            # next step blamed the user for it
+            check_state_finite("BlockOptimizer (its base optimizer)", self._base_optimizer,
+                               allow_inf=True)
         check_state_layout("BlockOptimizer (its base optimizer)", self._base_optimizer)
         for group in self._base_optimizer.param_groups:
             group["lr"] = own["lr"]
@@ -544,6 +550,11 @@ class BlockOptimizer(torch.optim.Optimizer):
                         f"BlockOptimizer does not support sparse gradients: a parameter of shape "
                         f"{tuple(p.shape)} of the active block has one (e.g. from nn.Embedding(sparse=True));"
                         " use dense gradients")
+        stepped = [p.grad for group in self._base_optimizer.param_groups for p in group["params"]
+                   if p.grad is not None and p.grad.numel()]
+        if stepped and not bool(torch.stack([n.to(torch.float64) for n in torch._foreach_norm(stepped, 2)])
+                                .isfinite().all()):
+            self._nonfinite_stepped = True      # the base state now holds what the NaN/inf gradient made
         self._base_optimizer.step()
         self._block_step += 1
         if self._block_step >= self.switch_every:

@@ -90,3 +90,50 @@ def test_base_state_edited_after_a_step_is_refused_by_name(bad):
     opt.base_optimizer.state[w]["momentum_buffer"] = bad
     with pytest.raises((TypeError, ValueError), match=r"state\[param 0\]\['momentum_buffer'\]"):
         opt.step(closure)
+
+
+@pytest.mark.parametrize("key", ["theta", "e_w"])
+@pytest.mark.parametrize("bad", [torch.zeros(3), "x"], ids=["shape", "str"])
+def test_saved_point_of_another_shape_or_type_is_refused_at_load(key, bad):
+    # loaded as it was, then torch's size error (or copy_'s TypeError) inside second_step
+    import copy
+
+    w, opt, _ = _sam()
+    (w ** 2).sum().backward()
+    opt.first_step()
+    saved = copy.deepcopy(opt.state_dict())
+    saved["state"][0][key] = bad
+    w2, opt2, _ = _sam()
+    with pytest.raises(ValueError, match=rf"state_dict\['state'\]\[0\]\['{key}'\]"):
+        opt2.load_state_dict(saved)
+    opt2.load_state_dict(opt.state_dict())
+    opt2.state[w2][key] = torch.zeros(3)       # edited in the live state between the two steps
+    (w2 ** 2).sum().backward()
+    with pytest.raises(ValueError, match=rf"second_step: state\[param\]\['{key}'\]"):
+        opt2.second_step()
+
+
+def test_steps_after_a_documented_nan_step_do_not_blame_the_user():
+    # the next step said the NaN was "written after the last step, e.g. through .data": SAM's step wrote it
+    import warnings
+
+    w, opt, _ = _sam()
+    calls = [0]
+
+    def closure():
+        opt.zero_grad()
+        calls[0] += 1
+        loss = (w ** 2).sum() * (float("nan") if calls[0] == 2 else 1.0)
+        loss.backward()
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for _ in range(3):
+            opt.step(closure)
+    assert torch.isnan(w).all()
+    w, opt, closure = _sam()        # a NaN written through .data is still refused by name
+    opt.step(closure)
+    opt.base_optimizer.state[w]["momentum_buffer"].data.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"momentum_buffer.*through \.data"):
+        opt.step(closure)

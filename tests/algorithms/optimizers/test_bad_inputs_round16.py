@@ -189,3 +189,25 @@ def test_block_over_shampoo_or_soap_reloads_its_own_state_dict(base):
             m(x).pow(2).sum().backward()
             o.step()
     assert all(torch.equal(p, q) for p, q in zip(first.parameters(), second.parameters(), strict=True))
+
+
+def test_block_steps_after_a_documented_nan_step_do_not_blame_the_user():
+    # "A NaN/inf gradient goes to the base optimizer unchanged": the next step said the NaN in the base
+    # state was "written after the last step, e.g. through .data"
+    model = _block_model()
+    opt = BlockOptimizer(model, lr=0.01, switch_every=5)
+    for k in range(4):
+        opt.zero_grad()
+        (model(torch.ones(1, 4)).sum() * (float("nan") if k == 1 else 1.0)).backward()
+        opt.step()
+    assert all(torch.isnan(p).all() for p in opt._base_optimizer.param_groups[0]["params"])
+    model = _block_model()
+    opt = BlockOptimizer(model, lr=0.01, switch_every=5)
+    opt.zero_grad()
+    model(torch.ones(1, 4)).sum().backward()
+    opt.step()
+    next(iter(opt._base_optimizer.state.values()))["exp_avg"].data.fill_(float("nan"))
+    opt.zero_grad()
+    model(torch.ones(1, 4)).sum().backward()
+    with pytest.raises(ValueError, match=r"exp_avg.*through \.data"):
+        opt.step()
