@@ -307,6 +307,8 @@ class NullSpaceProjector:
     """P = I − H⁺H, the orthogonal projector onto Null(H), for small operators (dense).
 
     ``operator`` is H, a :class:`LinearOperator` (its dense matrix is formed: h·w pixels squared).
+    ``P(x)`` takes finite floating images x of shape (*batch, h, w) and returns P x in x's dtype (computed in
+    float64); a P x whose entries pass that dtype's range (float32 images near 3e38) is refused naming x.
 
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> H = gaussian_cs((4, 4), 0.5, seed=0)
@@ -345,4 +347,10 @@ class NullSpaceProjector:
                              f"got {tuple(x.shape)}")
         check_finite_data("x", x)  # P x of a NaN image: all NaN; of a meta tensor: a meta tensor
         flat = x.reshape(-1, math.prod(self.image_shape))
-        return (flat @ self._matrix.to(x.dtype)).reshape(x.shape)
+        # in float64, rounded once to x's dtype: a float32 sum of n terms overflowed to inf where P x itself
+        # fits; a P x past the dtype's range (a constant float32 image of 3e38 has entries 4.1e38) is refused
+        out = (flat.to(torch.float64) @ self._matrix).to(x.dtype).reshape(x.shape)
+        if not bool(torch.isfinite(out).all()):
+            raise ValueError(f"x has entries too large for {x.dtype}: P x overflows it (max |x| = "
+                             f"{float(x.detach().abs().max()):.3g}); rescale x or pass a float64 x")
+        return out

@@ -343,13 +343,21 @@ class SubspacePrior:
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """U Uᵀ x per image (``lr`` does not change a projection). ``x`` is a finite floating image tensor of
-        shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a float in [0, 3.4e38].
+        shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a float in [0, 3.4e38]. Computed in float64
+        and returned in x's dtype; a projection whose entries pass that dtype's range is refused naming x.
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         self._check_written()
         _check_image_batch(x)
         self._check_shape(x)
-        return self._prox(x, _check_lr(lr))
+        _check_lr(lr)
+        # in float64, rounded once: a float32 image of 3e38 (projection 2.9e38) overflowed to inf on the way
+        out = self._prox(x.to(torch.float64), 1.0).to(x.dtype)
+        if not bool(torch.isfinite(out).all()):
+            raise ValueError(f"x has entries too large for {x.dtype}: its projection U Uᵀ x overflows it "
+                             f"(max |x| = {float(x.detach().abs().max()):.3g}); rescale x or pass a float64 "
+                             f"x")
+        return out
 
     def _prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """:meth:`prox` on an image the caller has checked (a solver's iterate)."""

@@ -86,3 +86,29 @@ def test_float32_networks_refuse_an_overflowed_output_naming_their_input(call, n
     silence, NullSpaceNet an error naming the operator's internal "y"."""
     with pytest.raises(ValueError, match=rf"^{name} has entries too large for the network's torch.float32"):
         call()
+
+
+def test_null_space_projector_refuses_an_overflowed_image_naming_x():
+    """A constant float32 image of 3e38 (inside the working range) has P x entries of 4.1e38: P(x) answered
+    inf in silence. A float32 image is now projected in float64 and rounded once."""
+    from algorithms.imaging import NullSpaceProjector, gaussian_cs
+
+    P = NullSpaceProjector(gaussian_cs((8, 8), 0.5, seed=0))
+    with pytest.raises(ValueError, match=r"^x has entries too large for torch.float32: P x overflows"):
+        P(torch.full((8, 8), 3e38))
+    x = torch.rand(2, 8, 8, generator=torch.Generator().manual_seed(0)) * 1e37
+    assert torch.equal(P(x), P(x.double()).float())
+
+
+def test_subspace_prior_projects_a_float32_image_near_its_range():
+    """A float32 image of 3e38 (inside the working range) has a projection of entries ~2.9e38, which fit
+    float32: SubspacePrior.prox answered inf on the way, in silence."""
+    from algorithms.imaging import SubspacePrior
+
+    generator = torch.Generator().manual_seed(0)
+    basis, _ = torch.linalg.qr(torch.randn(64, 5, dtype=torch.float64, generator=generator))
+    prior = SubspacePrior(basis, (8, 8))
+    x = torch.full((8, 8), 3e38)
+    out = prior.prox(x, 1.0)
+    assert out.dtype == torch.float32 and torch.equal(out, prior.prox(x.double(), 1.0).float())
+    assert bool(torch.isfinite(out).all())
