@@ -127,7 +127,11 @@ class QP(Problem):
     ``x_i ≤ ub_i`` (finite ub) appended to ``G`` in that order, a fixed variable (``lb_i = ub_i``) as the
     row ``x_i = lb_i`` appended to ``A`` (:meth:`with_box_rows`). The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
-    (float32 when every input is float32), and solvers return ``x`` in it.
+    (float32 when every input is float32), and solvers return ``x`` in it. The stored arrays are the QP's
+    own copies (a later edit of the caller's array changes nothing) and, unlike other problems' arrays, stay
+    writeable: an in-place write into ``qp.P`` (or q, G, h, A, b, lb, ub) is validated again by the next
+    solve, as a new QP's data would be (a NaN is refused naming ``QP.P``; a valid edit gives the edited QP's
+    answer).
 
     >>> import numpy as np
     >>> qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
