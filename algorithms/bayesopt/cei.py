@@ -48,8 +48,10 @@ Stopping and retcodes (``tol`` defaults to 1e-6):
 * ``MaxIters``: ``maxiters`` (default 50) CEI evaluations after the initial design ran out first.
   If no feasible point was found by then, ``sol.x`` is the point of least constraint violation
   and ``sol.value`` its f (not a feasible value).
-* ``Diverged``: f or c returned a non-finite value; ``sol.x`` is the best feasible point so far (a
-  callback that returns True for that evaluation's record ends the run ``Terminated``, as at any record).
+* ``Diverged``: f or c returned a non-finite value (a finite one beyond the working range, magnitude
+  above 3.4e38, is refused with a ``ValueError`` naming f(x) or c(x)); ``sol.x`` is the best feasible point
+  so far (a callback that returns True for that evaluation's record ends the run ``Terminated``, as at any
+  record).
 
 ``sol.x`` is the best feasible evaluated point (the dtype of ``problem.bounds``), ``sol.value``
 f⁺; ``sol.original`` is the evaluation history (:class:`BOHistory`, always kept). With

@@ -35,7 +35,10 @@ __all__ = ["ConstrainedBOProblem"]
 class ConstrainedBOProblem(Problem):
     """minimize ``f(x)`` subject to ``c(x) <= 0`` (every entry), x in the box ``bounds``.
 
-    ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,). ``bounds``
+    ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,); a finite
+    value must have magnitude at most 3.4e38 (the working range: a GP surrogate cannot model f = 1e39, and a
+    solve refuses it with a ``ValueError`` naming f(x) or c(x); rescale f or c), NaN or inf ends a solve
+    ``Diverged``. ``bounds``
     is a (d, 2) array of [lower, upper] rows, lower < upper, entries reals of magnitude at most 3.4e38
     (the working range); its dtype (float32 or float64) is the dtype of the returned ``sol.x`` and the
     precision of every point a solve evaluates (f and c get float64 arrays holding values of that dtype; a
