@@ -140,9 +140,10 @@ class SingleLocationProblem(Problem):
     ``variant`` the data model,
     ``n_samples`` (an int in [1, 2**31 − 1]) the training-sample size used by
     :class:`~algorithms.attention.SphericalGD`, ``oracle_seed`` (an int in [0, 2**64)) seeds the oracle
-    directions (u*, v*), ``u0``/``v0`` optional unit starting
-    vectors (else drawn uniformly on the sphere from the solve seed; stored as tuples of floats, a copy
-    of what was passed), ``dtype`` float64 or float32.
+    directions (u*, v*), ``u0``/``v0`` optional unit starting vectors (norm 1 within their precision's
+    rounding, max(1e-6, 10·√d·eps) for float32/float64, else refused by name; None: drawn uniformly on the
+    sphere from the solve seed; stored as tuples of floats, a copy of what was passed), ``dtype`` float64 or
+    float32.
 
     >>> p = SingleLocationProblem(d=8, L=4, gamma=0.6)
     >>> round(p.signal_scale, 3), round(p.alpha, 4)

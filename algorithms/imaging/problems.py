@@ -70,6 +70,11 @@ def _norm(t: torch.Tensor) -> float:
 class InverseProblem(Problem):
     """Recover an image x (shape ``operator.image_shape``) from y = Hx + ω, ω ~ N(0, noise_std² I).
 
+    ``operator`` is H, a :class:`LinearOperator` whose ``_adjoint`` is the adjoint of its ``_forward``: one
+    dot-product test on a seeded random pair, ⟨Hx, y⟩ against ⟨x, Hᵀy⟩, must agree to 1e-5 relative
+    (ADJOINT_RTOL, of ‖Hx‖‖y‖ + ‖x‖‖Hᵀy‖), else the operator is refused by name, as is one whose maps
+    return NaN/inf for finite inputs.
+
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
     stored as a float tensor (float32 stays float32, everything else becomes float64), a copy; its entries
     are finite with magnitude <= 3.4e38 (the working range; a larger one is refused naming y). A float32 y

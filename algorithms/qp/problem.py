@@ -116,7 +116,8 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h,  lb ≤ x ≤ ub``.
 
-    ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max|P|``, or
+    ``P`` (n×n, symmetric: ``max|P − Pᵀ| <= 1e-8·max|P|``, relative, else refused naming P; positive
+    semidefinite: smallest eigenvalue ``>= -1e-10·max|P|``, or
     ``-1.2e-5·max|P|`` when every input is float32: float32's rounding; relative, whatever P's units),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
