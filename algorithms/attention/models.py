@@ -172,8 +172,9 @@ class SoftmaxAttention(CheckedStateModule):
     the unit sphere) and ``dtype`` (torch.float32 or torch.float64; the ``dtype`` attribute reads the
     parameters' and cannot be assigned); ``forward(X)`` takes tokens ``X`` of shape (n, L, d) of that dtype.
     ``u`` and ``v`` stay unit vectors: ``forward`` and ``load_state_dict`` refuse ones off the sphere (beyond
-    rounding) by name; parameters turned float16/bfloat16 after construction (``.half()``) are refused by
-    ``forward`` (TypeError), as the constructor refuses those dtypes.
+    rounding: |‖u‖ − 1| > max(1e-6, 10·√d·eps of their dtype)) by name; parameters turned float16/bfloat16
+    after construction (``.half()``) are refused by ``forward`` (TypeError), as the constructor refuses those
+    dtypes.
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -254,8 +255,9 @@ class ErfAttention(CheckedStateModule):
     ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (torch.float32
     or torch.float64; the ``dtype`` attribute reads the parameters' and cannot be assigned); ``forward(X)``
     takes tokens ``X`` of shape (n, L, d) of that dtype. ``k`` and ``v`` stay unit vectors: ``forward`` and
-    ``load_state_dict`` refuse ones off the sphere (beyond rounding) by name; float16/bfloat16 parameters
-    (``.half()`` after construction) are refused by ``forward``, as in :class:`SoftmaxAttention`.
+    ``load_state_dict`` refuse ones off the sphere (beyond rounding, as in :class:`SoftmaxAttention`) by
+    name; float16/bfloat16 parameters (``.half()`` after construction) are refused by ``forward``, as in
+    :class:`SoftmaxAttention`.
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape

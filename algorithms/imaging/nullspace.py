@@ -146,7 +146,9 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
 
     ``operator`` is H, a :class:`LinearOperator`; ``p`` (int >= 1, at most dim Null(H)) rows; ``images`` a
     finite (N, h, w) tensor of N >= p + 1 images (N centred images span at most N − 1 directions) whose
-    null-space parts vary in at least p directions (identical or constant images are refused).
+    null-space parts vary in at least p directions (identical or constant images are refused): p singular
+    values of the centred null-space coefficients above 1e-10 times the norm of the uncentred ones (a
+    variation below that, e.g. images of a common offset 1e12 varying by 1, is refused by name).
 
     The rows are orthonormal and in Null(H) exactly; they are the null-space directions in
     which the training images vary most (our stand-in for the learned S of eq. (3)).
