@@ -329,9 +329,9 @@ class SAM(torch.optim.Optimizer):
                 _check_distinct(self.param_groups)
                 self._check_group_keys(self.param_groups[-1], "param_group")
                 self._check_base_keywords(self.param_groups[-1])   # momentum = -1: torch's check, by name
-            except ValueError as exc:
+            except (TypeError, ValueError) as exc:
                 self.param_groups.pop()
-                raise ValueError(f"param_group: {exc}") if not str(exc).startswith("param_group") else exc \
+                raise type(exc)(f"param_group: {exc}") if not str(exc).startswith("param_group") else exc \
                     from None
         bad = [i for i, p in enumerate(added) if not (p.is_floating_point() or p.is_complex())]
         if bad:  # an integer/bool tensor has no gradient: SAM would step nothing, silently
@@ -397,6 +397,9 @@ class SAM(torch.optim.Optimizer):
         seen = checked.get(id(group))
         if seen is not None and seen[0] is group and all(group[k] is seen[1].get(k, _UNSET) for k in keys):
             return
+        reference = base.defaults if seen is None else seen[1]     # what the base's constructor checked
+        edited = [k for k in keys if group[k] is not reference.get(k, _UNSET)
+                  and not (seen is None and group[k] == reference.get(k, _UNSET))]
         params = group["params"]
         like = params[0] if params else torch.zeros(())
         dummy = torch.zeros(1, dtype=like.dtype, device=like.device, requires_grad=True)
@@ -405,8 +408,10 @@ class SAM(torch.optim.Optimizer):
                 warnings.simplefilter("ignore")
                 type(base)([dummy], **{k: group[k] for k in keys})
         except (TypeError, ValueError, RuntimeError) as exc:     # torch's "Invalid momentum value: -1.0"
-            raise ValueError(f"its base-optimizer keywords, checked as {type(base).__name__}'s constructor "
-                             f"checks them, are refused: {exc}") from None
+            shown = ", ".join(f"{k} = {group[k]!r:.40}" for k in (edited or keys))
+            kind = TypeError if isinstance(exc, TypeError) else ValueError    # momentum = "0.5": '<' failed
+            raise kind(f"its base-optimizer keywords ({shown}), checked as {type(base).__name__}'s "
+                       f"constructor checks them, are refused: {exc}") from None
         checked[id(group)] = (group, {k: group[k] for k in keys})
 
     def _refuse_misspelt_key(self, group: dict[str, Any]) -> None:

@@ -162,3 +162,13 @@ def test_base_keyword_edited_to_an_invalid_value_is_refused_at_the_next_step(bas
     with pytest.raises(ValueError, match=rf"param_group.*{named}"):
         opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(2))], key: value})
     assert len(opt.param_groups) == 1
+
+
+@pytest.mark.parametrize("value", ["0.5", None])
+def test_base_keyword_edited_to_a_non_number_is_refused_naming_it(value):
+    # torch's own "'<' not supported between instances of 'str' and 'float'" names nothing
+    _, opt, closure = _sam()
+    opt.step(closure)
+    opt.param_groups[0]["momentum"] = value
+    with pytest.raises(TypeError, match=r"param_groups\[0\].*momentum"):
+        opt.step(closure)
