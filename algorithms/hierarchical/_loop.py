@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import WORKING_MAX, call_user, returned_scalar, stable_norm
+from algorithms._validation import WORKING_MAX, returned_scalar, stable_norm
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
-from algorithms.hierarchical.problems import NonFinitePoint, check_precision
+from algorithms.hierarchical.problems import NonFinitePoint, call_oracle, check_precision
 
 #: an iterate with a norm past this counts as diverged
 DIVERGENCE_RADIUS = 1e12
@@ -103,7 +103,7 @@ _PASS = (ValueError, TypeError)
 def _grad_phi(problem: Any, x: np.ndarray) -> Any:
     """The user's ``grad_phi(x)``: its own KeyError or ZeroDivisionError is named (it reached the caller
     bare); a ValueError/TypeError passes (the start's length check reads it)."""
-    return call_user("grad_phi(x)", problem.grad_phi, x, keep=_PASS)
+    return call_oracle("grad_phi(x)", problem.grad_phi, x)
 
 
 def _raised_in_library(exc: BaseException) -> bool:
@@ -195,7 +195,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     finally:
         monitor.close()
     try:
-        phi = call_user("phi(x)", problem.phi, x.copy(), keep=_PASS) if np.all(np.isfinite(x)) else math.nan
+        phi = call_oracle("phi(x)", problem.phi, x.copy()) if np.all(np.isfinite(x)) else math.nan
         # an np.float16 / np.float32 Φ beside float64 iterates; a 0-d array or tensor of them too
         check_precision("phi(x)", phi, x)
         value = returned_scalar("phi(x)", phi)

@@ -190,6 +190,25 @@ class _OnCheckedPoints:
         return f"{self.signature} (built in, checked)"
 
 
+def call_oracle(call: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """The user's ``fn(*args)`` (``call_user``), its array arguments handed over read-only: a callable that
+    wrote into its point (x[0] = 99) and then answered for the changed point ran the solve on wrong gradients
+    in silence (MaxIters far from the answer; heldout16). Such a write is refused, naming the callable."""
+    frozen = []
+    for arg in args:
+        if isinstance(arg, np.ndarray):
+            arg = arg.view()
+            arg.setflags(write=False)
+        frozen.append(arg)
+    try:
+        return call_user(call, fn, *frozen, keep=_PASS)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise ValueError(f"{call} wrote into one of its arguments: the points handed to the callables are "
+                         f"read-only (a changed point changes the run); copy it before changing it") from exc
+
+
 def _generator(rng: Any) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):  # an int seed reached the user's oracle as its rng
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -217,6 +236,8 @@ class MinimaxProblem(Problem):
     promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
     ``sigma`` is a finite float >= 0: any value from 0 to 3.4e38, the working range (0: the oracle is
     ``grad`` itself; a tiny one such as 1e-39 acts as 0) and ``noise`` one of ``NOISE_KINDS``.
+    Every callable receives read-only copies of the points: one that writes into its argument is refused,
+    a ValueError naming it (the solver's iterates never change through them).
     """
 
     grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -246,7 +267,7 @@ class MinimaxProblem(Problem):
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         gx, gy = returned_pair("grad(x, y, rng)",
-                               call_user("grad(x, y, rng)", self.grad, x, y, rng, keep=_PASS))
+                               call_oracle("grad(x, y, rng)", self.grad, x, y, rng))
         check_precision("grad(x, y, rng)[0]", gx, self.x0)
         check_precision("grad(x, y, rng)[1]", gy, self.x0)
         if self.sigma > 0:
@@ -281,6 +302,8 @@ class BilevelProblem(Problem):
     float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0, any value
     from 0 to 3.4e38 (the working range; a tiny one such as 1e-39 acts as 0; a huge one makes a run
     ``Diverged`` or wander) and ``noise`` one of ``NOISE_KINDS``.
+    Every callable receives read-only copies of the points (x, y, v): one that writes into its argument is
+    refused, a ValueError naming it (the solver's iterates never change through them).
     """
 
     upper_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -328,7 +351,7 @@ class BilevelProblem(Problem):
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         fx, fy = returned_pair("upper_grad(x, y, rng)",
-                               call_user("upper_grad(x, y, rng)", self.upper_grad, x, y, rng, keep=_PASS))
+                               call_oracle("upper_grad(x, y, rng)", self.upper_grad, x, y, rng))
         check_precision("upper_grad(x, y, rng)[0]", fx, self.x0)
         check_precision("upper_grad(x, y, rng)[1]", fy, self.x0)
         return (self._noisy(fx, self.sigma, rng, "upper_grad(x, y, rng)[0]"),
@@ -340,7 +363,7 @@ class BilevelProblem(Problem):
         sampling and noise).
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
-        gy = call_user("lower_grad(x, y, rng)", self.lower_grad, x, y, rng, keep=_PASS)
+        gy = call_oracle("lower_grad(x, y, rng)", self.lower_grad, x, y, rng)
         check_precision("lower_grad(x, y, rng)", gy, self.x0)
         return self._noisy(gy, self.sigma, rng, "lower_grad(x, y, rng)")
 
@@ -353,7 +376,7 @@ class BilevelProblem(Problem):
         """
         x, y, v = _point("x", x, self.x0), _point("y", y, self.y0), _point("v", v, self.y0)
         rng = _generator(rng)
-        answer = call_user("lower_hvp(x, y, v, rng)", self.lower_hvp, x, y, v, rng, keep=_PASS)
+        answer = call_oracle("lower_hvp(x, y, v, rng)", self.lower_hvp, x, y, v, rng)
         cross, hess = returned_pair("lower_hvp(x, y, v, rng)", answer)
         check_precision("lower_hvp(x, y, v, rng)[0]", cross, self.x0)
         check_precision("lower_hvp(x, y, v, rng)[1]", hess, self.x0)

@@ -177,8 +177,11 @@ class TSPInstance(Problem):
     """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2); any real dtype, kept
     as a read-only float64 copy: float32, float16 and integer coordinates are promoted). Every pairwise
     distance must be at most 3.4e38 (the working range), so coordinates of magnitude above about 1.2e38
-    may be refused by name (|coords| <= 1.2e38 always passes); and points so close that their squared
-    distance underflows float64 (about 1e-154 apart or less) are refused by name (rescale the coords)."""
+    may be refused by name (|coords| <= 1.2e38 always passes, as far as this range rule goes); and points so
+    close that their squared distance underflows float64 (about 1e-154 apart or less) are refused by name
+    (rescale the coords). Distinct means distinct at the instance's scale: every two points more than 1e-12
+    times the largest pairwise distance apart (closer ones, e.g. points 1 apart beside one at 1e38, are
+    refused by name: the solvers' distances cannot tell them apart)."""
 
     coords: np.ndarray
 
@@ -210,7 +213,9 @@ class CVRPInstance(Problem):
 
     ``demands`` may also be given for the customers only (length n); a leading 0 is added.
     At least 2 customers (3 nodes with the depot). As for :class:`TSPInstance`, every pairwise distance
-    must be at most 3.4e38 (|coords| <= 1.2e38 always passes; larger ones may be refused by name).
+    must be at most 3.4e38 (|coords| <= 1.2e38 always passes that rule; larger ones may be refused by name),
+    and every two nodes must be more than 1e-12 times the largest pairwise distance apart (refused by name
+    otherwise: the solvers cannot tell them apart).
     """
 
     coords: np.ndarray
