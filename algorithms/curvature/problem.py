@@ -59,7 +59,7 @@ from algorithms._validation import (
     as_float_array,
     as_float_matrix,
     as_real_array,
-    call_user,
+    call_on_read_only,
     check_callable,
     check_choice,
     check_entries_in_range,
@@ -118,6 +118,8 @@ class CurvatureProblem(Problem):
     Success against ``f_star``. Not checked (each would need f on a neighbourhood, not at points):
     the convexity of ``f``, that ``grad`` is its gradient, and inequality (5)/(6) for ``C`` and ``L_C``;
     a wrong one runs, without the paper's guarantees, and usually ends ``Diverged`` or ``MaxIters``.
+    Every callable receives a read-only copy of the point; one that writes into its argument anyway is
+    called once more on a writeable copy: a write never changes the run.
 
     Parameters
     ----------
@@ -451,7 +453,7 @@ class CurvatureProblem(Problem):
         NaN where f overflows at x is returned as it is (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
         # the user's own KeyError/ZeroDivisionError reached the caller bare: named (ValueError/TypeError pass)
-        fx = call_user("f(x)", self.f, x, keep=(ValueError, TypeError))
+        fx = call_on_read_only("f(x)", self.f, x, keep=(ValueError, TypeError))
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
         given = 0 if isinstance(fx, int) and not isinstance(fx, bool) else precision_rank(fx)
@@ -468,7 +470,7 @@ class CurvatureProblem(Problem):
         """∇f(x), checked real and of shape (d,), for ``x`` a finite vector of length d; inf or NaN entries
         where ∇f overflows at x are returned as they are (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
-        raw = call_user("grad(x)", self.grad, x, keep=(ValueError, TypeError))
+        raw = call_on_read_only("grad(x)", self.grad, x, keep=(ValueError, TypeError))
         try:
             g = as_real_array("grad(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:
@@ -497,7 +499,7 @@ class CurvatureProblem(Problem):
         """
         d = self.dimension
         x = self._check_point(x)
-        raw = call_user("curvature(x)", self.curvature, x, keep=(ValueError, TypeError))
+        raw = call_on_read_only("curvature(x)", self.curvature, x, keep=(ValueError, TypeError))
         try:
             C = as_real_array("curvature(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:

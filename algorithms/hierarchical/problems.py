@@ -40,7 +40,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     as_real_array,
-    call_user,
+    call_on_read_only,
     check_choice,
     check_finite_real,
     check_fits_memory,
@@ -191,22 +191,9 @@ class _OnCheckedPoints:
 
 
 def call_oracle(call: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """The user's ``fn(*args)`` (``call_user``), its array arguments handed over read-only: a callable that
-    wrote into its point (x[0] = 99) and then answered for the changed point ran the solve on wrong gradients
-    in silence (MaxIters far from the answer; heldout16). Such a write is refused, naming the callable."""
-    frozen = []
-    for arg in args:
-        if isinstance(arg, np.ndarray):
-            arg = arg.view()
-            arg.setflags(write=False)
-        frozen.append(arg)
-    try:
-        return call_user(call, fn, *frozen, keep=_PASS)
-    except ValueError as exc:
-        if "read-only" not in str(exc):
-            raise
-        raise ValueError(f"{call} wrote into one of its arguments: the points handed to the callables are "
-                         f"read-only (a changed point changes the run); copy it before changing it") from exc
+    """The user's ``fn(*args)`` on read-only points (:func:`call_on_read_only`): a grad that wrote x[0] = 99
+    into a writeable point and then answered for it ran SGDA on wrong gradients in silence (heldout16)."""
+    return call_on_read_only(call, fn, *args, keep=_PASS)
 
 
 def _generator(rng: Any) -> np.random.Generator:
@@ -236,8 +223,8 @@ class MinimaxProblem(Problem):
     promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
     ``sigma`` is a finite float >= 0: any value from 0 to 3.4e38, the working range (0: the oracle is
     ``grad`` itself; a tiny one such as 1e-39 acts as 0) and ``noise`` one of ``NOISE_KINDS``.
-    Every callable receives read-only copies of the points: one that writes into its argument is refused,
-    a ValueError naming it (the solver's iterates never change through them).
+    Every callable receives read-only copies of the points; one that writes into its argument anyway is
+    called once more on writeable copies: a write never changes the run.
     """
 
     grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -302,8 +289,8 @@ class BilevelProblem(Problem):
     float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0, any value
     from 0 to 3.4e38 (the working range; a tiny one such as 1e-39 acts as 0; a huge one makes a run
     ``Diverged`` or wander) and ``noise`` one of ``NOISE_KINDS``.
-    Every callable receives read-only copies of the points (x, y, v): one that writes into its argument is
-    refused, a ValueError naming it (the solver's iterates never change through them).
+    Every callable receives read-only copies of the points (x, y, v); one that writes into its argument
+    anyway is called once more on writeable copies: a write never changes the run.
     """
 
     upper_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]

@@ -170,3 +170,29 @@ def test_lbfgs_solves_a_quadratic_at_every_unit(sf, sx, x0_kind, dtype, f_star):
         assert error <= 1e-4
     else:
         assert error <= (1e-5 if dtype == np.float32 else 1e-7)
+
+
+@pytest.mark.parametrize("name", ["LCD1", "LCD2", "GradientDescent", "Polyak", "LBFGS"])
+@pytest.mark.parametrize("which", ["f", "grad", "curvature"])
+def test_a_callable_writing_into_a_writeable_point_changes_nothing(which, name):
+    """heldout16's class: a callable that wrote x[0] = 99 when x was writeable and answered for that point ran
+    on wrong values (f: a false f_star refusal; grad: MaxIters/Diverged); the points are now read-only."""
+    import algorithms.curvature as C
+
+    A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    b = np.array([1.0, -1.0])
+    x_star = np.linalg.solve(A, b)
+    parts = {"f": lambda x: 0.5 * x @ A @ x - b @ x, "grad": lambda x: A @ x - b, "curvature": lambda x: A}
+    clean = parts[which]
+
+    def writing(x):
+        if x.flags.writeable:
+            x[0] = 99.0
+        return clean(x)
+
+    parts[which] = writing
+    problem = C.CurvatureProblem(**parts, L_C=0.0, L=3.7, x0=np.array([1.0, 2.0]),
+                                 f_star=float(0.5 * x_star @ A @ x_star - b @ x_star))
+    sol = solve(problem, getattr(C, name)())
+    assert sol.retcode is RetCode.Success
+    assert np.linalg.norm(sol.x - x_star) <= 1e-4

@@ -431,12 +431,10 @@ def test_round10_oracles_writing_into_their_arguments_do_not_move_the_iterate():
         x[:] = 0.0
         return out
 
-    # round 16 (heldout16): the points are handed over read-only, so such a write is refused by name (one that
-    # wrote only into a writeable point and then answered for it ran on wrong gradients in silence)
-    for name, problem in (("grad", dataclasses.replace(base, grad=grad)),
-                          ("grad_phi", dataclasses.replace(base, grad_phi=grad_phi))):
-        with pytest.raises(ValueError, match=rf"{name}\(.*wrote into one of its arguments"):
-            solve(problem, SGDA(), maxiters=30, seed=0)
+    clean = solve(base, SGDA(), maxiters=30, seed=0)
+    for problem in (dataclasses.replace(base, grad=grad), dataclasses.replace(base, grad_phi=grad_phi)):
+        sol = solve(problem, SGDA(), maxiters=30, seed=0)
+        assert np.array_equal(sol.x, clean.x) and sol.retcode is clean.retcode
 
 
 def test_round10_problem_starts_read_only():
