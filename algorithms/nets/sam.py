@@ -89,6 +89,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     LR_MIN,
     MatrixOptimizer,
     check_lr,
+    check_params_lists,
     check_real_keywords,
     check_state_finite,
     check_state_layout,
@@ -299,7 +300,9 @@ class SAM(torch.optim.Optimizer):
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
-        super().zero_grad(check_bool("set_to_none", set_to_none))
+        set_to_none = check_bool("set_to_none", set_to_none)
+        check_params_lists("SAM.zero_grad", self.param_groups)
+        super().zero_grad(set_to_none)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor.
@@ -435,6 +438,7 @@ class SAM(torch.optim.Optimizer):
         Needs the gradients at θ: with none at all it raises ``SAMCallError`` (a ``RuntimeError``;
         nothing would move)."""
         zero_grad = check_bool("zero_grad", zero_grad)
+        check_params_lists("SAM.first_step", self.param_groups)
         if any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             # a second first_step would overwrite ε with the move from θ + ε: second_step could then
             # no longer return to θ, and the run would drift by the first ε
@@ -478,6 +482,7 @@ class SAM(torch.optim.Optimizer):
         a plain base-optimizer step (SAM degenerating to its base), so it raises ``SAMCallError``
         (a ``RuntimeError``)."""
         zero_grad = check_bool("zero_grad", zero_grad)
+        check_params_lists("SAM.second_step", self.param_groups)
         if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             raise SAMCallError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
                                "there is nothing to undo and the step would be the base optimizer's alone)")

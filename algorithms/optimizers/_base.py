@@ -382,7 +382,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
-        super().zero_grad(check_bool("set_to_none", set_to_none))
+        set_to_none = check_bool("set_to_none", set_to_none)
+        check_params_lists(f"{type(self).__name__}.zero_grad", self.param_groups)
+        super().zero_grad(set_to_none)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         built = hasattr(self, "skipped_steps")  # after __init__ (whose own wrapper names params)
@@ -458,6 +460,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             check_closure(closure)
             with torch.enable_grad():
                 loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
+        check_params_lists(f"{type(self).__name__}.step", self.param_groups)
         self._check_step_hyperparameters()
         self._check_live_state()
         if not self._gradients_finite():
@@ -751,6 +754,21 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 # float32 <-> float64 to this parameter's state dtype (a state saved from a float32 model
                 # loads into a float64 one, as torch casts it), on its device
                 self.state[p] = _copy_to(saved["state"][index], p.device, self.state_dtype(p))
+
+
+def check_params_lists(owner: str, param_groups: Any) -> None:
+    """Each group's ``params`` a list (or tuple) of tensors: one replaced after construction by a str or a
+    list holding a non-tensor failed inside torch's zero_grad or the step ("'str' object has no attribute
+    'grad'")."""
+    for index, group in enumerate(param_groups):
+        params = group.get("params") if isinstance(group, dict) else None
+        bad = next((p for p in params if not isinstance(p, torch.Tensor)), None) \
+            if isinstance(params, list | tuple) else params
+        if not isinstance(params, list | tuple) or bad is not None:
+            what = f"a {type(bad).__name__} entry" if isinstance(params, list | tuple) else \
+                f"{type(params).__name__} {params!r:.40}"
+            raise TypeError(f"{owner}: param_groups[{index}]['params'] must be a list of tensors (the "
+                            f"parameters), got {what}")
 
 
 def check_state_finite(owner: str, optimizer: torch.optim.Optimizer, *, allow_inf: bool = False) -> None:

@@ -81,6 +81,7 @@ from algorithms.optimizers._base import (
     MatrixOptimizer,
     SparseGradientError,
     check_closure,
+    check_params_lists,
     check_real_keywords,
     check_state_finite,
     check_state_layout,
@@ -387,7 +388,9 @@ class BlockOptimizer(torch.optim.Optimizer):
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
-        super().zero_grad(check_bool("set_to_none", set_to_none))
+        set_to_none = check_bool("set_to_none", set_to_none)
+        check_params_lists("BlockOptimizer.zero_grad", self.param_groups)
+        super().zero_grad(set_to_none)
 
     def _install_hooks(self) -> None:
         if self.expansion != "none":
@@ -520,6 +523,7 @@ class BlockOptimizer(torch.optim.Optimizer):
             check_closure(closure)      # a class (closure=dict) was called and its {} returned
             with torch.enable_grad():
                 loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
+        check_params_lists("BlockOptimizer.step", self.param_groups)
         own = self.param_groups[0]
         lr, scale = own["lr"], own["expansion_lr_scale"]     # a scheduler or a user may have edited them
         if not (type(lr) is float and type(scale) is float and WORKING_MIN <= lr <= LR_MAX

@@ -211,3 +211,29 @@ def test_block_steps_after_a_documented_nan_step_do_not_blame_the_user():
     model(torch.ones(1, 4)).sum().backward()
     with pytest.raises(ValueError, match=r"exp_avg.*through \.data"):
         opt.step()
+
+
+def _built(name, model):
+    from algorithms.nets import SAM
+    return {"Muon": lambda: Muon(model.parameters(), lr=0.01),
+            "Shampoo": lambda: Shampoo(model.parameters(), lr=0.01),
+            "SOAP": lambda: SOAP(model.parameters(), lr=0.01),
+            "BlockOptimizer": lambda: BlockOptimizer(model, lr=0.01, switch_every=2),
+            "SAM": lambda: SAM(model.parameters(), lr=0.01)}[name]()
+
+
+@pytest.mark.parametrize("name", ["Muon", "Shampoo", "SOAP", "BlockOptimizer", "SAM"])
+@pytest.mark.parametrize("bad", ["x", [1.0]], ids=["str", "float-entry"])
+def test_params_replaced_by_non_tensors_is_refused_naming_params(name, bad):
+    # torch's AttributeError ("'str' object has no attribute 'grad'") from zero_grad or the step
+    model = _block_model()
+    opt = _built(name, model)
+    model(torch.ones(2, 4)).sum().backward()
+    opt.param_groups[0]["params"] = bad
+    with pytest.raises(TypeError, match=r"param_groups\[0\]\['params'\]"):
+        opt.zero_grad()
+    with pytest.raises(TypeError, match=r"param_groups\[0\]\['params'\]"):
+        if name == "SAM":
+            opt.first_step()
+        else:
+            opt.step()
