@@ -236,6 +236,10 @@ class SAM(torch.optim.Optimizer):
     [0.8, -1.6]
     """
 
+    #: ``step`` evaluates a closure itself (a wrapper calling ``step()`` without one, such as BlockOptimizer,
+    #: refuses SAM as its base)
+    STEP_NEEDS_CLOSURE = True
+
     def __init__(self, params, base_optimizer: type[torch.optim.Optimizer] = torch.optim.SGD,
                  rho: float = 0.05, normalize: bool = True, **kwargs: Any) -> None:
         rho = _check_rate("rho", rho)

@@ -46,6 +46,7 @@ large language models. arXiv:2404.02827, 2024.
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 from collections.abc import Iterable, Sequence
@@ -286,6 +287,18 @@ _NOT_PICKLED = frozenset({"_hooks", "_active_ids", "_optimizer_step_pre_hooks", 
 _SAVED_KEYS = ("state", "param_groups", "base", "schedule")
 
 
+def _step_needs_closure(base: type) -> bool:
+    """Whether ``base.step`` requires a closure: a required ``closure`` argument (LBFGS) or a class that says
+    so (SAM: ``STEP_NEEDS_CLOSURE``)."""
+    if getattr(base, "STEP_NEEDS_CLOSURE", False):
+        return True
+    try:
+        closure = inspect.signature(base.step).parameters.get("closure")
+    except (TypeError, ValueError):
+        return False
+    return closure is not None and closure.default is inspect.Parameter.empty
+
+
 class BlockOptimizer(torch.optim.Optimizer):
     """Block coordinate descent (BAdam) with optional landscape expansion (BREAD-SGD / sign).
 
@@ -297,7 +310,8 @@ class BlockOptimizer(torch.optim.Optimizer):
     block with ``lr`` and ``base_kwargs`` and rebuilt (state dropped) at every switch (torch's flags
     ``capturable=True`` and ``differentiable=True`` are refused (ValueError naming the flag) on every
     device, CUDA included: the steps run outside CUDA graphs and outside autograd);
-    ``seed`` seeds the ``"random"`` order. Construction sets ``requires_grad`` of the
+    ``seed`` seeds the ``"random"`` order. A base whose ``step`` needs a closure (``torch.optim.LBFGS``, the
+    package's ``SAM``) is refused with ``TypeError`` naming base. Construction sets ``requires_grad`` of the
     parameters (only the active block, or all with expansion) and, with expansion, installs
     the post-accumulate-grad hooks; :meth:`remove_hooks` takes them away again. ``params`` are the
     parameters with ``requires_grad`` at construction: a second BlockOptimizer built on a model a first one
@@ -334,6 +348,9 @@ class BlockOptimizer(torch.optim.Optimizer):
                 else getattr(base, "__name__", type(base).__name__)
             raise TypeError("base must be a torch.optim.Optimizer class (e.g. torch.optim.AdamW) other "
                             f"than BlockOptimizer, got {shown}")
+        if _step_needs_closure(base):   # LBFGS's step() failed with Python's bare missing-argument TypeError
+            raise TypeError(f"base must step without a closure (BlockOptimizer evaluates the closure itself, "
+                            f"then calls the base's step()), got {base.__name__}, whose step requires one")
         self.switch_every = check_positive_int("switch_every", switch_every)
         if not is_choice(order, ORDERS):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")

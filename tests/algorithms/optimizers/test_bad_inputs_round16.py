@@ -237,3 +237,12 @@ def test_params_replaced_by_non_tensors_is_refused_naming_params(name, bad):
             opt.first_step()
         else:
             opt.step()
+
+
+@pytest.mark.parametrize("base", ["LBFGS", "SAM"])
+def test_block_base_whose_step_needs_a_closure_is_refused_naming_base(base):
+    # LBFGS: Python's "step() missing 1 required positional argument: 'closure'" at the first step
+    from algorithms.nets import SAM
+    cls = torch.optim.LBFGS if base == "LBFGS" else SAM
+    with pytest.raises(TypeError, match=r"base must step without a closure.*" + base):
+        BlockOptimizer(_block_model(), base=cls, lr=0.01)
