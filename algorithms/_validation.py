@@ -687,7 +687,21 @@ def check_built_optimizer(name: str, value: Any):
     if not isinstance(value, torch.optim.Optimizer):
         raise TypeError(f"{name} must build a torch.optim.Optimizer, got {type(value).__name__} "
                         f"{_brief(value)}")
+    if getattr(value, "STEP_NEEDS_CLOSURE", False) or _step_requires_closure(value):
+        # the trainer calls step() with no closure: LBFGS failed with Python's bare missing-argument error
+        raise TypeError(f"{name} must build an optimizer that steps without a closure (the trainer calls "
+                        f"step() after backward), got {type(value).__name__}, whose step requires one")
     return value
+
+
+def _step_requires_closure(optimizer: Any) -> bool:
+    import inspect
+
+    try:
+        closure = inspect.signature(optimizer.step).parameters.get("closure")
+    except (TypeError, ValueError):
+        return False
+    return closure is not None and closure.default is inspect.Parameter.empty
 
 
 def check_bool(name: str, value: Any) -> bool:

@@ -246,3 +246,19 @@ def test_block_base_whose_step_needs_a_closure_is_refused_naming_base(base):
     cls = torch.optim.LBFGS if base == "LBFGS" else SAM
     with pytest.raises(TypeError, match=r"base must step without a closure.*" + base):
         BlockOptimizer(_block_model(), base=cls, lr=0.01)
+
+
+def test_optimizer_factories_building_a_closure_optimizer_are_refused_by_name():
+    # the trainers call step() after backward: LBFGS failed with Python's bare missing-argument TypeError
+    from algorithms import solve
+    from algorithms.optimizers import OptimizerTraining
+    from algorithms.optimizers.models import MLP
+    from algorithms.optimizers.tasks import MarkovLanguageTask
+    from algorithms.optimizers.training import TrainingProblem
+    task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
+    problem = TrainingProblem(MLP(8, 8, width=16, depth=1, seed=0), task, steps=3, eval_size=16)
+    def lbfgs(groups, lr, **kw):
+        return torch.optim.LBFGS([p for g in groups for p in g["params"]], lr=lr)
+
+    with pytest.raises(TypeError, match=r"factory must build an optimizer that steps without a closure"):
+        solve(problem, OptimizerTraining("adamw", lr=0.01, factory=lbfgs), seed=0)
