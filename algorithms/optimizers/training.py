@@ -143,7 +143,9 @@ class OptimizerTraining(Algorithm):
     ``batch_size`` (int >= 1): sequences per mini-batch.
     ``factory``: a callable built like the class of ``optimizer`` (``factory(groups, lr=,
     **hyperparameters)``, the groups carrying each parameter's scaled ``lr``, ``weight_decay`` and, for
-    Muon, ``use_muon``) used in its place: another implementation trained under the same rule.
+    Muon, ``use_muon``) used in its place: another implementation trained under the same rule. It must
+    build a ``torch.optim.Optimizer`` over those groups whose ``step()`` needs no closure (the trainer calls
+    it after ``backward``; LBFGS or SAM are refused at solve with ``TypeError`` naming factory).
     """
 
     optimizer: str = "muon"
