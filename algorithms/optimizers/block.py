@@ -743,7 +743,8 @@ class BlockCoordinateDescent(Algorithm):
     :class:`BlockOptimizer`'s domains); the solve ``seed`` seeds the batches and the ``"random"`` order. Loop,
     convergence criterion and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer``
     builds the optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
-    implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop). ``lr`` (> 0,
+    implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop; one whose
+    step() needs a closure is refused naming it, as the loop calls step() after backward). ``lr`` (> 0,
     in [1.18e-38, 1e10]) and ``expansion_lr_scale`` (> 0, at least 1.18e-38) are finite floats with β =
     expansion_lr_scale·lr <= 1e10 (β moves the inactive blocks when ``expansion`` is not ``"none"``; the cap
     keeps a step finite: a larger scale is refused naming it), ``switch_every`` an int >= 1, ``weight_decay``
