@@ -31,6 +31,7 @@ ValueError: forget indices must be in the training set (0 <= i < 3), got [3]
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -163,6 +164,9 @@ class UnlearningProblem(Problem):
     on the first retain rows differ from then (switched to train() with a Dropout or BatchNorm, a layer
     replaced, a buffer edited, a forward hook added) or whose parameters were converted or replaced
     (``.half()``); a change that leaves f as it was (``.eval()`` on a model without such layers) passes.
+    The model's forward gets copies of the data: one that writes into its input before using it
+    (``nn.ReLU(inplace=True)`` first) runs; one that writes into a tensor after using it (which the gradient
+    needs unchanged) is refused at the solve, a ValueError naming the model.
     """
 
     model: torch.nn.Module
@@ -444,7 +448,8 @@ class UnlearningProblem(Problem):
         def single(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
             return self._forward(t, x[None])[0]
 
-        jac = vmap(jacrev(single), in_dims=(None, 0))(theta.detach(), X)
+        with model_writes_named(self.model):
+            jac = vmap(jacrev(single), in_dims=(None, 0))(theta.detach(), X)
         return jac.reshape(-1, theta.numel())
 
 
@@ -542,6 +547,22 @@ def diverged(theta: torch.Tensor, reference_norm: float) -> bool:
     return not math.isfinite(norm) or norm > DIVERGENCE_FACTOR * (1.0 + reference_norm)
 
 
+@contextlib.contextmanager
+def model_writes_named(model: torch.nn.Module):
+    """A backward through the user's model: a forward that wrote into its input (or a parameter) in place
+    after using it met autograd's bare "modified by an inplace operation" RuntimeError, naming nothing; it
+    is re-raised as a ValueError naming the model. A write before the use (``nn.ReLU(inplace=True)`` on
+    the input) is fine: the problem's data are passed as copies."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "modified by an inplace operation" not in str(exc):
+            raise
+        raise ValueError(f"model's forward must not write in place into a tensor it has used (its input X "
+                         f"or a parameter): {type(model).__name__}.forward changed one that the gradient "
+                         f"needs unchanged; copy it before changing it") from exc
+
+
 def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOptions, *,
                 start_theta: torch.Tensor, objective: Callable[[torch.Tensor, int], torch.Tensor],
                 default_maxiters: int, default_tol: float,
@@ -583,7 +604,8 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
             except NonFiniteTheta:  # MinNorm-OG's projection answered NaN (overflowing gradients)
                 retcode = RetCode.Diverged
                 break
-            value.backward()
+            with model_writes_named(problem.model):
+                value.backward()
             stats.f_calls += 1
             stats.grad_calls += 1
             grad_norm = float(torch.linalg.vector_norm(param.grad))

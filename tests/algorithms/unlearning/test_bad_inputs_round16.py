@@ -83,3 +83,34 @@ def test_a_harmless_eval_on_a_ready_made_task_is_taken():
                     two_layer_task(n=6, d=3, width=20, n_forget=2, seed=0)):
         problem.model.eval()
         assert solve(problem, NegGrad(lr=0.1), maxiters=5).retcode in (RetCode.Success, RetCode.MaxIters)
+
+
+@pytest.mark.parametrize("algorithm",
+                         ["MinNormOG", "GradientDescent", "Retrain", "NegGrad", "NegGradPlus", "Ridge"])
+def test_a_model_writing_into_its_used_input_is_named(algorithm):
+    """heldout16's class (a callable writing into its input): a forward that wrote into X after using it met
+    autograd's bare "modified by an inplace operation" RuntimeError; now a ValueError naming the model. A
+    write before the use (ReLU(inplace=True) on the input) still runs."""
+    import algorithms.unlearning as U
+
+    base = U.linear_task(10, 20, 3, seed=0)
+
+    class Writes(torch.nn.Module):
+        def __init__(self, before: bool) -> None:
+            super().__init__()
+            self.before = before
+            self.weight = torch.nn.Parameter(torch.zeros(1, 20, dtype=torch.float64))
+
+        def forward(self, X):
+            if self.before:
+                X.mul_(1.0)
+            out = X @ self.weight.T
+            if not self.before:
+                X.mul_(2.0)
+            return out
+
+    with pytest.raises(ValueError, match=r"model's forward must not write in place.*Writes\.forward"):
+        solve(U.UnlearningProblem(Writes(False), base.params, base.retain, base.forget),
+              getattr(U, algorithm)(), seed=0, maxiters=5)
+    solve(U.UnlearningProblem(Writes(True), base.params, base.retain, base.forget),
+          getattr(U, algorithm)(), seed=0, maxiters=5)
