@@ -43,7 +43,8 @@ __all__ = ["Polyak", "polyak_step"]
 def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     """``x − Δ/‖g‖² · g`` (numpy or sympy); ``g_norm_sq`` = ‖g‖² must be > 0 when it is a number, a positive
     scale of the working range (>= 1.18e-38, so ‖g‖ >= about 1.1e-19: a smaller g is refused naming
-    g_norm_sq; the Polyak solver itself takes any g).
+    g_norm_sq; the Polyak solver itself takes any g). With a numeric ``g`` it must be ‖g‖² to within 1e-6
+    relative (a norm squared in float32 or summed in another order passes; another vector's is refused).
 
     ``delta`` = f(x) − f* (>= 0 when a number). ``x``, ``g``: numbers, non-empty array-likes of one
     shape or sympy expressions (any finite entries, subnormal or near float's maximum included, within the

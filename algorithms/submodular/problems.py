@@ -134,7 +134,8 @@ class MatchoidMaximization(_SetProblem):
     SampleGreedy, BruteForce and RecomputeFromScratch compare an int or Fraction answer exactly (10**17 + |S|
     keeps its gains of 1); a float answer in float64. Its
     submodularity is sampled when the problem is built (an exhaustive check costs 2^n evaluations): 8
-    seeded diminishing-returns tests f(A ∪ {e}) − f(A) >= f(B ∪ {e}) − f(B) for A ⊂ B ⊆ ``elements``,
+    seeded diminishing-returns tests f(A ∪ {e}) − f(A) >= f(B ∪ {e}) − f(B) − 1e-9·max|f| (the four values;
+    a violation at rounding level passes) for A ⊂ B ⊆ ``elements``,
     e ∉ B (32 evaluations of f); a failed one is refused naming ``f`` and the sets (f(S) = |S|² ran
     with Success). Passing them is no proof: a non-submodular f that passes runs without the paper's
     guarantee.
