@@ -236,7 +236,8 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
 
     ``K`` is a finite, symmetric, nonnegative (n, n) kernel without zero rows (dense or sparse, entries
     at most 3.4e38; symmetric means max |K − Kᵀ| <= max(1e-8, 8 eps of K's dtype)·max |K|, an asymmetry at
-    that rounding level is read as symmetric, a larger one refused by name; its top eigenpair is dropped as the trivial constant one, which it is for equal row sums,
+    that rounding level is read as symmetric, a larger one refused by name; its top eigenpair is dropped
+    as the trivial constant one, which it is for equal row sums,
     as a forest kernel's: for another K, a Gram matrix BBᵀ say, the map starts at its second pair);
     ``n_components`` an int in [1, n − 1]. ``t`` (int in [0, 2**63)) is the diffusion time,
     ``tol`` (finite float >= 0, any value up to 3.4e38; 0: machine precision) ARPACK's relative tolerance
@@ -313,7 +314,8 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
     """The same map from a dense LAPACK eigendecomposition (the reference for ``diffusion_map``).
 
     ``K`` is a finite, symmetric, nonnegative (n, n) kernel without zero rows (entries at most 3.4e38;
-    symmetric to :func:`diffusion_map`'s tolerance; its top eigenpair is dropped as the trivial one, as in :func:`diffusion_map`);
+    symmetric to :func:`diffusion_map`'s tolerance; its top eigenpair is dropped as the trivial one, as in
+    :func:`diffusion_map`);
     ``n_components`` an int in [1, n − 1]; ``t`` (int in [0, 2**63)) the diffusion time, with the derived
     limits of :func:`diffusion_map` (every informative λᵗ underflowing to 0, or an embedding entry past
     3.4e38: each refused by name).
