@@ -132,7 +132,8 @@ class CurvatureProblem(Problem):
     curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
         non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted). Checked at
         ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
-        raises ``ValueError``).
+        raises ``ValueError``; both to rounding level: an asymmetry or negative eigenvalue within
+        max(1e-8, 4 d eps of C's dtype)·max |C| is read as rounding and C symmetrized, a larger one refused).
     L_C : the constant of the upper bound, a real ``>= 0`` (any value from 0 to 3.4e38, the working range's
         top), or ``math.inf`` when only the lower bound (inequality (5)) is known, as for ‖x‖_p^p
         (Example 6.4): LCD2, LCD3 and Polyak need only that bound, LCD1 and the rate of Theorem 4.2 need a
