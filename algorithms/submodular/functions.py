@@ -238,7 +238,8 @@ class DirectedCut(_IndexFunction):
 class GraphCut(DirectedCut):
     """The undirected cut Σ_{u∈S, v∉S} W[u, v] of a symmetric non-negative weight matrix, or of
     an undirected networkx graph (see :class:`DirectedCut` for ``weight`` and node labels):
-    ``weights`` is that (n, n) matrix (dense or scipy.sparse, symmetric, finite, >= 0) or graph.
+    ``weights`` is that (n, n) matrix (dense or scipy.sparse, symmetric, finite, >= 0) or graph; symmetric
+    to rounding level: max |W − Wᵀ| <= max(1e-8, 8 eps of W's dtype)·max |W|, a larger asymmetry refused.
 
     >>> import networkx as nx
     >>> cut = GraphCut(nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c", {"weight": 1.0})]))
@@ -377,6 +378,10 @@ def _graded_full_rank(block: np.ndarray, diagonal: np.ndarray) -> bool:
 
 class LogDet(_IndexFunction):
     """Log-determinant functions of a positive semidefinite (n, n) kernel K.
+
+    Symmetric and PSD to rounding level: max |K − Kᵀ| <= max(1e-8, 4 eps)·max |K| and λ_min(K) >=
+    −max(1e-10, 4 n eps)·max |K| (eps of K's dtype) pass, larger asymmetries or negative eigenvalues are
+    refused by name (naming ``kernel``).
 
     ``monotone=True``: f(S) = log det(I + K_S) (monotone, f(∅) = 0). ``monotone=False``:
     f(S) = log det(I + K_S) + log det(I + K_{V∖S}) − log det(I + K), the mutual information
