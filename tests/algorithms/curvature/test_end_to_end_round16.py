@@ -7,25 +7,6 @@ import numpy as np
 import pytest
 
 from algorithms import RetCode, solve
-from tests.algorithms.curvature.cases_lcd import CASES
-
-
-@pytest.mark.parametrize("make", CASES, ids=[m.__name__ for m in CASES])
-def test_a_callback_true_at_the_converged_record_ends_terminated(make):
-    problem, algorithm = make(np.float64)
-    base = solve(problem, algorithm, store_trace=True)
-    assert base.retcode is RetCode.Success
-    last = len(base.trace)
-    for k in (1, last // 2, last):
-        calls: list = []
-
-        def stop_at_k(record, k=k, calls=calls):
-            calls.append(record)
-            return len(calls) == k
-
-        sol = solve(problem, algorithm, store_trace=True, callback=stop_at_k)
-        assert sol.retcode is RetCode.Terminated, (k, last, sol.retcode)
-        assert len(calls) == k and len(sol.trace) == k
 
 
 @pytest.mark.parametrize("answer", [np.float32(1.0), np.array(1.0, dtype=np.float32), 1])
