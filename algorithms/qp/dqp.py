@@ -230,7 +230,9 @@ class DQP(Algorithm):
         point and dQP's own LPs show neither infeasibility nor unboundedness) with the
         residuals in ``stats`` and ``warnings``. The default 1e-6 is far above the round-off
         of a polished point (~1e-13 at cond(K_J) ≲ 1e3) and far below the residual of a wrong
-        active set (the size of a multiplier or a slack).
+        active set (the size of a multiplier or a slack). The returned ``x`` is clipped into [lb, ub] (bounds
+        met exactly); other constraints far below the QP's own scale are judged absolutely (the residuals'
+        floor 1, :func:`kkt_residuals`): rescale such data to order 1 where their accuracy matters.
     abs_tol : ``None`` (default) or a float > 0 in [1.18e-38, 3.4e38], an absolute accuracy demanded
         *as well*, in qpbenchmark's terms
         (:func:`absolute_residuals`: primal residual, dual residual and duality gap, unscaled):
@@ -1772,6 +1774,24 @@ def _check_data_intact(qp: QP) -> None:
 
 
 def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSolution:
+    """The dQP forward on a validated :class:`QP` (:func:`_forward_unclipped`), x clipped into [lb, ub].
+
+    The check's residuals are relative to the QP's scale (absolute below unit scale), so a bound far below
+    it (lb, ub = ±1e-30 beside q ~ 1) was met only to the backend's tolerance: x = 5e-11 came back
+    ``Success`` for 0 <= ... <= 1e-30. Clipping moves x by at most that accepted violation and meets the
+    bounds exactly.
+    """
+    sol = _forward_unclipped(qp, algorithm, options, monitor)
+    if qp.has_box and sol.x is not None:
+        x = np.asarray(sol.x)
+        if x.size == qp.n and np.all(np.isfinite(x)):
+            lower = -np.inf if qp.lb is None else qp.lb
+            upper = np.inf if qp.ub is None else qp.ub
+            sol.x = np.clip(x.astype(np.float64), lower, upper).astype(x.dtype)
+    return sol
+
+
+def _forward_unclipped(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSolution:
     """The dQP forward on a validated :class:`QP`: backend, polish, KKT check (``x`` in ``qp.dtype``).
 
     Variable bounds go to the backend as bounds; the polish, the check and the derivative treat them as

@@ -42,3 +42,15 @@ def test_lb_above_ub_by_rounding_shows_the_values():
     """":g" printed "lb[0] = 0.2 > ub[0] = 0.2" for a bound 1e-7 above the other (gradcheck's step)."""
     with pytest.raises(ValueError, match=r"lb must be <= ub, got lb\[0\] = 0\.2000001 > ub\[0\] = 0\.2"):
         QP(P=np.eye(2), q=np.zeros(2), lb=[0.2000001, 0.0], ub=[0.2, 1.0])
+
+
+@pytest.mark.parametrize("backend", ["auto", "clarabel", "proxqp", "piqp"])
+def test_tiny_bounds_are_met_exactly(backend):
+    """Bounds ±1e-30 beside q ~ 1 (P = 1.2e-38 I: x* = clip(−q/p) = ±1e-30) came back Success at x = ±5e-11,
+    outside the box by 5e19 times its width: the check's residuals are absolute below unit scale. The answer
+    is now clipped into [lb, ub]."""
+    qp = QP(P=np.diag([1.2e-38, 1.2e-38]), q=np.array([-1.0, 1.0]), lb=np.full(2, -1e-30),
+            ub=np.full(2, 1e-30))
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode is RetCode.Success
+    assert sol.x.tolist() == [1e-30, -1e-30]
