@@ -1815,6 +1815,14 @@ def _forward_unclipped(qp: QP, algorithm: DQP, options: SolveOptions, monitor=No
             return _no_solution(qp, RetCode.Failure, stats, [
                 f"the solution leaves the package's working range (max |x| = {largest:.3g} > "
                 f"{WORKING_MAX:.4g}): rescale P, q, G, h, A, b"], sol.original, qp.dtype)
+        if sol.retcode is RetCode.Success and not _passes_caller_units(sol, qp):
+            # the copy's KKT check passed a point grossly wrong in the caller's units (a box of width 2
+            # beside P = 1.2e-38·I, q = ±3.4e38 shrank below the copy's resolution: x = 0 where x* is a
+            # corner; bounds of 1e20 beside rows x ≥ 0: x = (1671, −9444) where x* = (0, 1)): a Failure,
+            # then the as-given route below
+            sol = _no_solution(qp, RetCode.Failure, sol.stats, [
+                "the equilibrated copy's answer fails the KKT check in the caller's units (a relative "
+                f"residual above {CALLER_UNITS_TOL:g})"], sol.original, qp.dtype)
         if sol.retcode in _FINAL or options.maxiters is not None:
             return sol
         # the scalar x-scale ‖q‖/‖P‖ is the stiffest variable's: with P = diag(1e12, 1) the soft variable's
@@ -1833,6 +1841,22 @@ def _forward_unclipped(qp: QP, algorithm: DQP, options: SolveOptions, monitor=No
             given.warnings.append(f"solved as given: its equilibrated copy ended {sol.retcode.value}")
             return given
         return sol
+
+
+#: a Success of the equilibrated copy must also have every relative KKT residual below this in the caller's
+#: units: far above the rounding of a right point (~1e-12 at ordinary conditioning), far below a wrong one's
+#: (a missed active bound gives a complementarity residual of 1)
+CALLER_UNITS_TOL = 1e-2
+
+
+def _passes_caller_units(sol: QPSolution, qp: QP) -> bool:
+    """Whether ``sol`` (the equilibrated copy's answer, mapped back) is not grossly wrong in qp's units."""
+    try:
+        residuals = kkt_residuals(qp, np.asarray(sol.x, dtype=np.float64), sol.y, sol.z,
+                                  sol.z_box if qp.has_box else None)
+    except ValueError:  # multipliers past the working range in the caller's units: not judged there
+        return True
+    return max(residuals.values()) <= CALLER_UNITS_TOL
 
 
 def _passes_scaled(sol: QPSolution, qp: QP, scaling: tuple[float, float, float, float],

@@ -54,3 +54,14 @@ def test_tiny_bounds_are_met_exactly(backend):
     sol = solve(qp, DQP(backend=backend))
     assert sol.retcode is RetCode.Success
     assert sol.x.tolist() == [1e-30, -1e-30]
+
+
+@pytest.mark.parametrize("scale_q", [1.0, 1e10, 3.4e38])
+def test_a_box_far_below_the_objective_scale_gives_its_corner_or_no_success(scale_q):
+    """sweep3 (round 16): P = 1.2e-38·I, q = ±3.4e38 and the box [-1, 1]² ended Success at x = 0: the
+    equilibrated copy (x-scale 1e76) shrank the box below its resolution. A copy's Success is now also checked
+    in the caller's units; failing it, the QP is solved as given, which finds the corner x* = (-1, 1)."""
+    qp = QP(P=1.2e-38 * np.eye(2), q=np.array([scale_q, -scale_q]), lb=-np.ones(2), ub=np.ones(2))
+    sol = solve(qp, DQP())
+    assert sol.retcode is RetCode.Success, sol.retcode
+    np.testing.assert_allclose(sol.x, [-1.0, 1.0], atol=1e-9)
