@@ -43,7 +43,8 @@ def _check_problem(name: str, problem: Any) -> CurvatureProblem:
 def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
     """f + α with the same curvature map and L_C (Lemma 5.1, first rule).
 
-    ``problem`` is a :class:`CurvatureProblem` and ``alpha`` a finite float. A large ``alpha`` puts the gap
+    ``problem`` is a :class:`CurvatureProblem` and ``alpha`` any real in the working range
+    (|alpha| <= 3.4e38). A large ``alpha`` puts the gap
     f − f* below f's rounding near x* (|α| ≫ f(x0) − f*): Polyak, LCD2, LCD3 and L-BFGS-B then end ``Stalled``
     short of the tolerance, GradientDescent and LCD1 still reach it (see ``CurvatureProblem``'s f_star).
 

@@ -8,17 +8,21 @@ import torch
 from algorithms.nets import SAM
 
 
-def _sam(**kwargs):
-    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
-    opt = SAM([w], lr=0.1, rho=0.05, momentum=0.9, **kwargs)
-
+def _squares_closure(opt, w):
+    """SAM's closure for the loss ‖w‖²."""
     def closure():
         opt.zero_grad()
         loss = (w**2).sum()
         loss.backward()
         return loss
 
-    return w, opt, closure
+    return closure
+
+
+def _sam(**kwargs):
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], lr=0.1, rho=0.05, momentum=0.9, **kwargs)
+    return w, opt, _squares_closure(opt, w)
 
 
 @pytest.mark.parametrize(("key", "meant"), [("rhoo", "rho"), ("lrr", "lr"), ("momentun", "momentum"),
@@ -41,14 +45,7 @@ def test_fraction_written_after_construction_steps_as_its_float(key, value):
     expected = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     reference = SAM([expected], **{"lr": 0.1, "rho": 0.05, "momentum": 0.9, "weight_decay": 0.0,
                                    key: float(value)})
-
-    def closure2():
-        reference.zero_grad()
-        loss = (expected**2).sum()
-        loss.backward()
-        return loss
-
-    reference.step(closure2)
+    reference.step(_squares_closure(reference, expected))
     assert torch.equal(w, expected)
 
 
@@ -146,13 +143,7 @@ def test_base_keyword_edited_to_an_invalid_value_is_refused_at_the_next_step(bas
     # heldout16 (optimizers.e2e.pg_invalid): momentum = -1 written into a torch SGD's group stepped in silence
     w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     opt = SAM([w], base, lr=0.05)
-
-    def closure():
-        opt.zero_grad()
-        loss = (w**2).sum()
-        loss.backward()
-        return loss
-
+    closure = _squares_closure(opt, w)
     opt.step(closure)
     opt.param_groups[0][key] = value
     before = w.detach().clone()
