@@ -37,6 +37,7 @@ from algorithms._validation import (
     WORKING_MAX,
     call_user,
     check_choice,
+    check_entries_in_range,
     check_float_tensor,
     check_nonnegative,
     check_positive,
@@ -134,6 +135,8 @@ def second_order_guidance(
                          f"{tuple(sigma2.shape)}")
     elif sigma2.numel() and not bool((torch.isfinite(sigma2) & (sigma2 >= 0)).all()):  # NaN/negative answered
         raise ValueError("sigma2 must be finite and >= 0 (a variance), got a NaN, inf or negative entry")
+    else:   # a float64 tensor of 1e39 was taken (a number of 1e39 is refused): one working range for both
+        check_entries_in_range("sigma2", sigma2)
     sigma2 = sigma2.reshape(-1, 1, 1).to(grad_f.dtype)
     eye = torch.eye(grad_f.shape[1], dtype=grad_f.dtype)
     system = eye + beta * sigma2 * hess_f

@@ -385,6 +385,8 @@ class SAM(torch.optim.Optimizer):
                 # (torch's add_ refused one as alpha)
                 group.update({k: v for k, v in _check_finite_keywords(group, "").items() if k != "params"})
                 self._refuse_misspelt_key(group)
+                # any other key, as at construction (betas written into a torch SGD's group was ignored)
+                self._check_group_keys(group, "its keys")
                 _check_params(group["params"])
                 self._check_base_keywords(group)
             except (TypeError, ValueError) as exc:
@@ -612,6 +614,9 @@ class SAM(torch.optim.Optimizer):
                               "state_dict['base_optimizer']")
         for index, group in enumerate(own["param_groups"]):
             try:
+                # a key that is no keyword of SAM or its base ("lrr") loaded in silence, though the same key
+                # written into param_groups is refused at the next step
+                self._check_group_keys(group, "its keys")
                 for key, check in (("lr", _check_rate), ("rho", _check_rate), ("normalize", check_bool)):
                     if key not in group:   # every SAM.state_dict() has them: the default would step
                         raise ValueError(f"{key} is missing")

@@ -49,6 +49,13 @@ NONFINITE_POLICIES = ("skip", "raise")
 EXTRA_GROUP_KEYS = frozenset({"params", "initial_lr", "param_names", "name", "role", "max_lr", "min_lr",
                               "base_lr", "max_momentum", "base_momentum"})
 
+#: keywords of torch's own optimizers: one written into a group of an optimizer that does not take it looks
+#: meaningful but would be ignored (refused at the next step)
+TORCH_OPTIMIZER_KEYWORDS = frozenset({
+    "lr", "momentum", "dampening", "nesterov", "weight_decay", "betas", "eps", "amsgrad", "maximize",
+    "foreach", "capturable", "differentiable", "fused", "decoupled_weight_decay", "alpha", "centered",
+    "lr_decay", "rho"})
+
 #: the group keys of a wrapping optimizer (SAM's ``rho``, ``normalize``) that share this one's groups: set by
 #: :func:`wrapped_by` while the wrapper builds its base, so those keys are not refused as misspelt/unknown
 _WRAPPER_KEYS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("wrapper_group_keys",
@@ -361,6 +368,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS \
                     or key in self.__dict__.get("_wrapper_keys", frozenset()):
                 continue
+            if key in TORCH_OPTIMIZER_KEYWORDS:   # maximize = "no" written into Shampoo's group was ignored
+                raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] has the key {key!r}, a "
+                                 f"torch.optim keyword that {type(self).__name__} does not take (it would be "
+                                 f"ignored; its keywords: {sorted(self.defaults)})")
             close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
             if close:
                 raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] has the key {key!r}, "

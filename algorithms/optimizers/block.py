@@ -601,6 +601,14 @@ class BlockOptimizer(torch.optim.Optimizer):
                    else type(state_dict).__name__)
             raise ValueError(f"state_dict must be a BlockOptimizer.state_dict() (with 'state', "
                              f"'param_groups', 'base' and 'schedule'), got {got}")
+        extra = sorted(str(k) for k in set(state_dict) - set(_SAVED_KEYS))
+        if extra:   # a misspelt 'lrr' beside them loaded in silence
+            raise ValueError(f"state_dict has keys {extra} that no BlockOptimizer.state_dict() has (it holds "
+                             f"{list(_SAVED_KEYS)})")
+        for key, kind in (("state", dict), ("param_groups", list), ("base", dict)):
+            if not isinstance(state_dict[key], kind):   # a str met "'str' object has no attribute 'items'"
+                raise TypeError(f"state_dict[{key!r}] must be a {kind.__name__}, got "
+                                f"{type(state_dict[key]).__name__} {state_dict[key]!r:.40}")
         schedule = state_dict["schedule"]
         if not isinstance(schedule, dict):
             raise TypeError(f"state_dict['schedule'] must be a dict (the block position), got "
