@@ -1262,10 +1262,36 @@ def call_user(call: str, fn: Callable[..., Any], *args: Any,
     optimizer's closure runs the package's own models, whose TypeError/ValueError already name the
     argument, and torch's RuntimeError for a second backward).
 
-    A writeable numpy array among ``args`` (a run's live iterate) is passed as a copy: a callable that writes
-    into its input (``x[0] = 99``) changed the run's iterate in silence (heldout16: SGDA 450x off). Read-only
-    arrays (a problem's data) are passed as they are: they cannot be written."""
-    args = tuple(arg.copy() if isinstance(arg, np.ndarray) and arg.flags.writeable else arg for arg in args)
+    numpy array arguments are handed over as read-only views: a callable that wrote into a run's live
+    iterate (``x[0] = 99``) changed the run in silence, and one that wrote only into a writeable point and
+    then answered for it gave wrong values (heldout16: SGDA 450x off). One that writes regardless
+    (``x *= 2`` to form its answer) is called once more on writeable copies: its write changes nothing of
+    the run. A read-only array it returns (its argument, ``grad = lambda x: x``) comes back as a copy."""
+    views = tuple(_read_only_view(arg) for arg in args)
+    try:
+        out = _call_wrapped(call, fn, views, keep)
+    except ValueError as exc:   # numpy's "assignment destination is read-only" (wrapped, or kept as is)
+        if "read-only" not in str(exc):
+            raise
+        copies = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        out = _call_wrapped(call, fn, copies, keep)
+    return tuple(map(_writeable, out)) if isinstance(out, tuple) else _writeable(out)
+
+
+def _read_only_view(arg: Any) -> Any:
+    if not isinstance(arg, np.ndarray):
+        return arg
+    view = arg.view()
+    view.setflags(write=False)
+    return view
+
+
+def _writeable(value: Any) -> Any:
+    return value.copy() if isinstance(value, np.ndarray) and not value.flags.writeable else value
+
+
+def _call_wrapped(call: str, fn: Callable[..., Any], args: tuple,
+                  keep: tuple[type[BaseException], ...]) -> Any:
     try:
         return fn(*args)
     except keep:
@@ -1274,32 +1300,6 @@ def call_user(call: str, fn: Callable[..., Any], *args: Any,
         raise
     except Exception as exc:
         raise UserCallableError(f"{call} raised {type(exc).__name__}: {str(exc)[:200]}") from exc
-
-
-def call_on_read_only(call: str, fn: Callable[..., Any], *args: Any,
-                      keep: tuple[type[BaseException], ...] = ()) -> Any:
-    """:func:`call_user` with the numpy array arguments handed over as read-only views: a callable that
-    wrote into a writeable point (``if x.flags.writeable: x[0] = 99``) and then answered for the changed
-    point ran a solve on wrong values in silence (heldout16). One that writes regardless (``x *= 2`` to form
-    its answer) is called once more on writeable copies (call_user's): its write changes nothing of the run.
-    A read-only array the callable returns (its argument, ``grad = lambda x: x``) comes back as a copy."""
-    frozen = []
-    for arg in args:
-        if isinstance(arg, np.ndarray):
-            arg = arg.view()
-            arg.setflags(write=False)
-        frozen.append(arg)
-    try:
-        out = call_user(call, fn, *frozen, keep=keep)
-    except ValueError as exc:
-        if "read-only" not in str(exc):
-            raise
-        out = call_user(call, fn, *args, keep=keep)
-
-    def thawed(value: Any) -> Any:
-        return value.copy() if isinstance(value, np.ndarray) and not value.flags.writeable else value
-
-    return tuple(map(thawed, out)) if isinstance(out, tuple) else thawed(out)
 
 
 def check_counts_fit(record: Any) -> None:

@@ -59,7 +59,7 @@ from algorithms._validation import (
     as_float_array,
     as_float_matrix,
     as_real_array,
-    call_on_read_only,
+    call_user,
     check_callable,
     check_choice,
     check_entries_in_range,
@@ -454,7 +454,7 @@ class CurvatureProblem(Problem):
         NaN where f overflows at x is returned as it is (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
         # the user's own KeyError/ZeroDivisionError reached the caller bare: named (ValueError/TypeError pass)
-        fx = call_on_read_only("f(x)", self.f, x, keep=(ValueError, TypeError))
+        fx = call_user("f(x)", self.f, x, keep=(ValueError, TypeError))
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
         given = 0 if isinstance(fx, int) and not isinstance(fx, bool) else precision_rank(fx)
@@ -471,7 +471,7 @@ class CurvatureProblem(Problem):
         """∇f(x), checked real and of shape (d,), for ``x`` a finite vector of length d; inf or NaN entries
         where ∇f overflows at x are returned as they are (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
-        raw = call_on_read_only("grad(x)", self.grad, x, keep=(ValueError, TypeError))
+        raw = call_user("grad(x)", self.grad, x, keep=(ValueError, TypeError))
         try:
             g = as_real_array("grad(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:
@@ -500,7 +500,7 @@ class CurvatureProblem(Problem):
         """
         d = self.dimension
         x = self._check_point(x)
-        raw = call_on_read_only("curvature(x)", self.curvature, x, keep=(ValueError, TypeError))
+        raw = call_user("curvature(x)", self.curvature, x, keep=(ValueError, TypeError))
         try:
             C = as_real_array("curvature(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:

@@ -40,7 +40,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     as_real_array,
-    call_on_read_only,
+    call_user,
     check_choice,
     check_finite_real,
     check_fits_memory,
@@ -191,9 +191,9 @@ class _OnCheckedPoints:
 
 
 def call_oracle(call: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """The user's ``fn(*args)`` on read-only points (:func:`call_on_read_only`): a grad that wrote x[0] = 99
+    """The user's ``fn(*args)`` on read-only points (:func:`call_user`): a grad that wrote x[0] = 99
     into a writeable point and then answered for it ran SGDA on wrong gradients in silence (heldout16)."""
-    return call_on_read_only(call, fn, *args, keep=_PASS)
+    return call_user(call, fn, *args, keep=_PASS)
 
 
 def _generator(rng: Any) -> np.random.Generator:

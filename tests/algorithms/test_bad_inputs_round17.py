@@ -8,6 +8,7 @@ import torch
 from algorithms.chance.guidance import second_order_guidance
 from algorithms.nets import SAM
 from algorithms.optimizers import SOAP, BlockOptimizer, Muon, Shampoo
+from tests.algorithms.nets.test_bad_inputs_round16 import _squares_closure
 
 
 @pytest.mark.parametrize("sigma2", [torch.tensor(1e39, dtype=torch.float64),
@@ -23,13 +24,7 @@ def test_a_tensor_sigma2_outside_the_working_range_is_refused_as_a_number_is(sig
 def _sam_over_sgd():
     w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     opt = SAM([w], torch.optim.SGD, lr=0.1)
-
-    def closure():
-        opt.zero_grad()
-        loss = (w**2).sum()
-        loss.backward()
-        return loss
-
+    closure = _squares_closure(opt, w)
     opt.step(closure)
     return w, opt, closure
 

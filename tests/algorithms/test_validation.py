@@ -228,18 +228,20 @@ def test_number_subclasses_whose_conversion_raises_are_read_as_their_value():
         TVPrior(weight=Loud(-1.0))
 
 
-def test_call_user_passes_live_arrays_as_copies():
-    """heldout16: a user's grad writing into its input (x[0] = 99) changed SGDA's live iterate in silence; the
-    shared call_user hands every user callable a copy of a writeable array (a read-only one as it is:
-    hierarchical now passes read-only points, so such a write is refused naming the callable)."""
+def test_call_user_keeps_live_arrays_from_the_callable():
+    """heldout16: a user's grad writing into its input (x[0] = 99) changed SGDA's live iterate in silence. The
+    shared call_user hands arrays over as read-only views; a callable that writes anyway is called again on
+    copies, and one that returns its argument gets a writeable copy back."""
     import numpy as np
 
     from algorithms._validation import call_user
 
     live = np.array([1.0, 2.0])
     seen = []
-    call_user("f(x)", lambda x: (seen.append(x), x.__setitem__(0, 99.0)), live)
-    assert live.tolist() == [1.0, 2.0] and seen[0] is not live
-    frozen = np.array([3.0])
-    frozen.flags.writeable = False
-    assert call_user("f(x)", lambda x: x, frozen) is frozen
+    call_user("f(x)", lambda x: (seen.append(x.flags.writeable), x.__setitem__(0, 99.0)), live)
+    assert live.tolist() == [1.0, 2.0] and seen == [False, True]   # the view refused, the copy written
+    polite = call_user("grad(x)", lambda x: x + (99.0 if x.flags.writeable else 0.0), live)
+    assert polite.tolist() == [1.0, 2.0]   # a write only where allowed: the point was read-only
+    returned = call_user("f(x)", lambda x: x, live)
+    assert returned.flags.writeable and returned.tolist() == [1.0, 2.0]
+    assert not np.shares_memory(returned, live)
