@@ -51,6 +51,8 @@ from algorithms._validation import (
     check_seed,
     check_working_range,
     in_working_range,
+    read_only,
+    resealed,
     to_float,
 )
 
@@ -69,11 +71,12 @@ class DiffusionMap:
     Built by hand, it is checked (a record consumed by :func:`nystrom`): real arrays of agreeing shapes
     (``embedding`` and ``eigenvectors`` (n, d), ``eigenvalues`` (d,), n = ``n_samples``), ``t`` an int
     >= 0, ``residual`` a real number >= 0 (NaN: not measured), ``converged`` a bool; each refused by
-    name, the arrays kept as copies. ``eigenvalues`` are finite and >= 0 (the fits clip negative ones to 0;
-    a forest kernel's lie in [0, 1], any finite symmetric kernel's are taken); ``embedding`` is taken as
-    given (:func:`nystrom` and :func:`~algorithms.forests.kernel_estimate` use it as it is, not rebuilt as
-    √n V Λᵗ). A field
-    replaced after construction (``object.__setattr__``) is checked again by the functions that read it."""
+    name, the arrays kept as read-only copies (a write in place raises numpy's "assignment destination is
+    read-only"). ``eigenvalues`` are finite and >= 0 (the fits clip negative ones to 0; a forest kernel's
+    lie in [0, 1], any finite symmetric kernel's are taken); ``embedding`` is taken as given
+    (:func:`nystrom` and :func:`~algorithms.forests.kernel_estimate` use it as it is, not rebuilt as
+    √n V Λᵗ). A field replaced after construction (``object.__setattr__``) is checked again by the
+    functions that read it."""
 
     embedding: np.ndarray
     eigenvalues: np.ndarray
@@ -122,11 +125,17 @@ class DiffusionMap:
         if n_samples != embedding.shape[0]:
             raise ValueError(f"n_samples must be the embedding's number of rows {embedding.shape[0]}, got "
                              f"{n_samples}")
-        for name, value in (("embedding", embedding), ("eigenvalues", eigenvalues),
-                            ("eigenvectors", eigenvectors), ("t", t), ("residual", residual),
+        # read-only copies: RFAutoencoder.dmap_.eigenvalues written with -1 (or NaN) in place was accepted and
+        # ignored by transform while the exact decoder used it; now the write itself is refused by numpy
+        for name, value in (("embedding", read_only(embedding)), ("eigenvalues", read_only(eigenvalues)),
+                            ("eigenvectors", read_only(eigenvectors)), ("t", t), ("residual", residual),
                             ("converged", check_bool("converged", self.converged)),
                             ("n_samples", n_samples)):
             object.__setattr__(self, name, value)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        self.__dict__.update({name: resealed(value) for name, value in state.items()})
 
 
 def checked_dmap(dmap: Any, name: str = "dmap") -> DiffusionMap:
