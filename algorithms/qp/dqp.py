@@ -1452,19 +1452,21 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
     elif qp.sparse and backend not in qpsolvers.sparse_solvers:  # a dense-only backend (quadprog, daqp)
         P, G, A = (M.toarray() if sp.issparse(M) else M for M in (P, G, A))
     kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
-    result, error = _backend_once(qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub), backend, kwargs)
+    # writeable copies: the QP's arrays are read-only, and daqp's (Cython) buffers refuse read-only memory
+    P, q, G, h, A, b, lb, ub = (_writeable(M) for M in (P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub))
+    result, error = _backend_once(qpsolvers.Problem(P, q, G, h, A, b, lb, ub), backend, kwargs)
     if error is not None and algorithm.backend_options and _KEYWORD_REFUSAL.search(error):
         # the backend refused one of the user's keywords (a misspelling, a wrong type): an input error, named,
         # not a Failure retcode carrying the backend's text
         named = sorted(key for key in algorithm.backend_options if key in error)
         if named:
             raise ValueError(f"backend_options {named} were refused by {backend}: {error[:300]}")
-    scale = max(_inf_norm(P.data if sp.issparse(P) else P), _inf_norm(qp.q))
+    scale = max(_inf_norm(P.data if sp.issparse(P) else P), _inf_norm(q))
     if not _found_finite(result) and scale > _OBJECTIVE_RESCALE_ABOVE:
         # a backend's absolute tolerances can fail on a badly scaled objective (clarabel: Failure and x =
         # NaN on P = 1e8 I, q = -1e8 (1, 1), whose answer is (1, 1)); (P, q)/s has the same minimiser and
         # multipliers divided by s. Only after a failure, so every solved run is the backend's own answer.
-        problem = qpsolvers.Problem(P / scale, qp.q / scale, G, qp.h, A, qp.b, qp.lb, qp.ub)
+        problem = qpsolvers.Problem(P / scale, q / scale, G, h, A, b, lb, ub)
         rescaled, _ = _backend_once(problem, backend, kwargs)
         if _found_finite(rescaled):
             for name in ("y", "z", "z_box"):
@@ -1474,6 +1476,15 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
                 rescaled.obj = rescaled.obj * scale
             return rescaled, None
     return result, error
+
+
+def _writeable(value):
+    """``value`` (None, a dense array or a sparse matrix) with writeable buffers: copied if read-only."""
+    if value is None:
+        return None
+    if sp.issparse(value):
+        return value if value.data.flags.writeable and value.indices.flags.writeable else value.copy()
+    return value if value.flags.writeable else np.array(value)
 
 
 #: an objective scale max(|P|, |q|) above which a backend's failure is retried on (P, q) / scale

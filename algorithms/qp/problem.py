@@ -19,6 +19,7 @@ from algorithms._validation import (
     check_psd,
     check_shape,
     check_square_symmetric,
+    read_only,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -112,6 +113,22 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
                          f"in its LDLᵀ: smallest eigenvalue below {-tau:.3g})")
 
 
+#: the QP's arrays, kept read-only (:func:`_sealed`)
+_SEALED_FIELDS = ("P", "q", "G", "h", "A", "b", "lb", "ub", "cholesky")
+
+
+def _sealed(value: Any) -> Any:
+    """``value`` (None, a vector, a dense or a CSC matrix of the QP's own) over immutable memory, as every
+    other problem's arrays: a write into ``qp.P`` (or q, G, h, A, b, lb, ub) fails in the caller's statement
+    with numpy's "assignment destination is read-only" instead of changing a validated QP."""
+    if value is None:
+        return None
+    if sp.issparse(value):
+        return sp.csc_matrix((read_only(value.data), read_only(value.indices), read_only(value.indptr)),
+                             shape=value.shape)
+    return read_only(value)
+
+
 @dataclass(frozen=True, eq=False)
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h,  lb ≤ x ≤ ub``.
@@ -129,10 +146,9 @@ class QP(Problem):
     row ``x_i = lb_i`` appended to ``A`` (:meth:`with_box_rows`). The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
     (float32 when every input is float32), and solvers return ``x`` in it. The stored arrays are the QP's
-    own copies (a later edit of the caller's array changes nothing) and, unlike other problems' arrays, stay
-    writeable: an in-place write into ``qp.P`` (or q, G, h, A, b, lb, ub) is validated again by the next
-    solve, as a new QP's data would be (a NaN is refused naming ``QP.P``; a valid edit gives the edited QP's
-    answer).
+    own copies (a later edit of the caller's array changes nothing) and read-only, as every problem's: a
+    write such as ``qp.P[0, 0] = 2.0`` (or into q, G, h, A, b, lb, ub, a sparse matrix's ``data``) fails in
+    that statement with numpy's "assignment destination is read-only"; build a new QP instead.
 
     >>> import numpy as np
     >>> qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
@@ -191,11 +207,25 @@ class QP(Problem):
             # repr, not :g (which showed "lb[0] = 0.2 > ub[0] = 0.2" for a gap of 1e-7)
             raise ValueError(f"lb must be <= ub, got lb[{i}] = {float(lb[i])!r} > ub[{i}] = {float(ub[i])!r}")
         fields = (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b), ("lb", lb), ("ub", ub))
-        for name, value in fields:
-            object.__setattr__(self, name, value)
+        for name, value in (*fields, ("cholesky", self.cholesky)):
+            object.__setattr__(self, name, _sealed(value))
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "_box_rows", None)
         remember_validated(self)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: numpy gives arrays back writeable, so they are sealed again; a field that
+        is still the array validated at construction keeps its stamp (the same data: no rebuild at the first
+        solve), one replaced before pickling stays unmatched and is validated again."""
+        old = dict(state)
+        for name in _SEALED_FIELDS:
+            state[name] = _sealed(old.get(name))
+        seen = state.get("_validated_fields")
+        if seen is not None:
+            state["_validated_fields"] = {
+                name: (state[name] if name in _SEALED_FIELDS and value is old.get(name) else value, stamp)
+                for name, (value, stamp) in seen.items()}
+        self.__dict__.update(state)
 
     def _check_dense_psd(self, P: np.ndarray, n: int, rtol: float = PSD_RTOL) -> None:
         # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and is kept
@@ -290,7 +320,7 @@ class QP(Problem):
         for name, value in (("P", self.P), ("q", self.q), ("G", G), ("h", h), ("A", A), ("b", b),
                             ("lb", None), ("ub", None), ("dtype", self.dtype), ("cholesky", self.cholesky),
                             ("_box_rows", None)):
-            object.__setattr__(aug, name, value)
+            object.__setattr__(aug, name, _sealed(value) if name in _SEALED_FIELDS else value)
         object.__setattr__(self, "_box_rows", aug)
         return aug
 

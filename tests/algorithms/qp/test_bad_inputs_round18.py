@@ -1,0 +1,53 @@
+"""#43 round 18 of algorithms.qp: a QP's arrays are read-only, as every problem's (README "The interface")."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from algorithms import RetCode, solve
+from algorithms.qp import DQP, QP
+
+
+def _qps():
+    box = dict(lb=np.array([-1.0, -np.inf]), ub=np.array([1.0, 0.5]))
+    dense = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2), A=np.ones((1, 2)),
+               b=np.ones(1), **box)
+    sparse = QP(P=sp.csc_matrix(np.eye(2)), q=np.array([1.0, -1.0]), G=sp.csc_matrix(-np.eye(2)),
+                h=np.zeros(2), A=sp.csc_matrix(np.ones((1, 2))), b=np.ones(1), **box)
+    return [dense, sparse, pickle.loads(pickle.dumps(dense)), copy.deepcopy(sparse), dense.with_box_rows()]
+
+
+def _buffers(value):
+    if sp.issparse(value):
+        return [value.data, value.indices, value.indptr]
+    return [value]
+
+
+@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("name", ["P", "q", "G", "h", "A", "b", "lb", "ub", "cholesky"])
+def test_every_array_of_a_qp_is_read_only(index, name):
+    """heldout17: writes into qp.P and qp.q after construction were taken (the README documented them as the
+    one writeable exception, validated again at the next solve); now they fail in the caller's statement, also
+    on a pickled or deep-copied QP (numpy gives arrays back writeable) and on with_box_rows()."""
+    value = getattr(_qps()[index], name)
+    if value is None:
+        return
+    for buffer in _buffers(value):
+        with pytest.raises(ValueError, match="read-only"):
+            buffer[0] = 7
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            buffer.setflags(write=True)
+
+
+@pytest.mark.parametrize("backend", ["clarabel", "daqp", "osqp", "piqp"])
+@pytest.mark.parametrize("index", range(4))
+def test_read_only_qps_still_solve_with_every_backend(index, backend):
+    """daqp's buffers refuse read-only memory: the backends get writeable copies. x* = (-1, 0.5) clipped to
+    the box is not feasible for x1 + x2 = 1 with -x <= 0: x* = (0.5, 0.5) minimizes over the feasible set."""
+    qp = _qps()[index]
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode is RetCode.Success
+    np.testing.assert_allclose(sol.x, [0.5, 0.5], atol=1e-6)
