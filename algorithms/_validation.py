@@ -591,6 +591,22 @@ def is_choice(value: Any, choices) -> bool:
         return False
 
 
+class UnknownAttributeError(AttributeError, ValueError):
+    """An attribute an object does not take, set after construction: Python's ``AttributeError`` and the
+    package's ``ValueError``."""
+
+
+def refuse_unknown_attribute(obj: Any, name: str, known: Any) -> None:
+    """Called from ``__setattr__`` once ``obj`` is built: a public name that is neither one of ``known``
+    (its parameters), nor already set, nor a class attribute is refused by name. A misspelt parameter
+    (``model.bta = 2.0``, ``ae.n_component = 3``) was stored as a new attribute and ignored in silence."""
+    if name.startswith("_") or name in known or name in obj.__dict__ or hasattr(type(obj), name):
+        return
+    kind = type(obj).__name__
+    raise UnknownAttributeError(f"{kind} takes no attribute {name!r} (a misspelt name would be stored and "
+                                f"ignored); its settable parameters are {sorted(known)}")
+
+
 def check_choice(name: str, value: Any, choices) -> Any:
     if not is_choice(value, choices):
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")

@@ -16,6 +16,7 @@ regression. ICLR 2025 (arXiv:2410.01537), Sections 2-3.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import nn
@@ -31,6 +32,7 @@ from algorithms._validation import (
     check_positive,
     check_seed,
     check_torch_dtype,
+    refuse_unknown_attribute,
     to_float,
 )
 from algorithms.attention.problem import LINKS, SingleLocationProblem, check_problem, link_function
@@ -153,13 +155,19 @@ def _check_parameters(module: nn.Module) -> None:
             raise ValueError(f"the model's parameter {name} contains NaN or inf entries")
 
 
-def _refuse_dtype(module: nn.Module, name: str) -> None:
+def _refuse_dtype(module: nn.Module, name: str, value: Any = None, known: tuple[str, ...] = ()) -> None:
     """``model.dtype = torch.float32`` was stored as a new attribute while the parameters stayed float64
-    (forward then refused float32 tokens, against the attribute): the dtype is the parameters'."""
+    (forward then refused float32 tokens, against the attribute): the dtype is the parameters'. Once built
+    (its last vector ``known[-1]`` set), a name the model does not take (``model.bta = 2.0``, Erf's ``lam``
+    on a softmax model) is refused: it was stored and ignored; a submodule (torch's parametrize) is left to
+    torch."""
     if name == "dtype":
         kind = type(module).__name__
         raise TypeError(f"dtype of a {kind} is its parameters' dtype and cannot be assigned; convert the "
                         f"model with .float() or .double() (or .to(dtype))")
+    if known and known[-1] in module.__dict__.get("_parameters", {}) and not isinstance(value, nn.Module):
+        taken = {*known, *module._parameters, *module._buffers, *module._modules}
+        refuse_unknown_attribute(module, name, tuple(taken))
 
 
 class SoftmaxAttention(CheckedStateModule):
@@ -174,7 +182,8 @@ class SoftmaxAttention(CheckedStateModule):
     ``u`` and ``v`` stay unit vectors: ``forward`` and ``load_state_dict`` refuse ones off the sphere (beyond
     rounding: |‖u‖ − 1| > max(1e-6, 10·√d·eps of their dtype)) by name; parameters turned float16/bfloat16
     after construction (``.half()``) are refused by ``forward`` (TypeError), as the constructor refuses those
-    dtypes.
+    dtypes. Set after construction, ``beta`` and ``link`` are checked as by the constructor, and a name the
+    model does not take (``model.bta = 2.0``) is refused by name (``UnknownAttributeError``, a ValueError).
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -212,7 +221,7 @@ class SoftmaxAttention(CheckedStateModule):
             raise ValueError(f"link must be one of {sorted(LINKS)}, got {value!r:.40}")
         elif name == "link":
             value = str(value)
-        _refuse_dtype(self, name)
+        _refuse_dtype(self, name, value, ("beta", "link", "training", "u", "v"))
         refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 
@@ -257,7 +266,9 @@ class ErfAttention(CheckedStateModule):
     takes tokens ``X`` of shape (n, L, d) of that dtype. ``k`` and ``v`` stay unit vectors: ``forward`` and
     ``load_state_dict`` refuse ones off the sphere (beyond rounding, as in :class:`SoftmaxAttention`) by
     name; float16/bfloat16 parameters (``.half()`` after construction) are refused by ``forward``, as in
-    :class:`SoftmaxAttention`.
+    :class:`SoftmaxAttention`. Set after construction, ``lam`` is checked as by the constructor, and a name
+    the model does not take (``model.beta = 2.0``) is refused by name (``UnknownAttributeError``, a
+    ValueError).
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -285,7 +296,7 @@ class ErfAttention(CheckedStateModule):
     def __setattr__(self, name: str, value) -> None:
         if name == "lam" and "in_features" in self.__dict__:  # NaN or −1 set later: NaN/negated outputs
             value = check_positive("lam", value)
-        _refuse_dtype(self, name)
+        _refuse_dtype(self, name, value, ("lam", "training", "k", "v"))
         refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 

@@ -52,7 +52,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from algorithms._validation import INT64_MAX, as_real_array, check_count, check_entries_in_range, read_only
+from algorithms._validation import (
+    INT64_MAX,
+    as_real_array,
+    check_count,
+    check_entries_in_range,
+    read_only,
+    refuse_unknown_attribute,
+)
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
@@ -120,6 +127,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     As in scikit-learn (``clone`` and ``set_params`` rely on it), the constructor stores its parameters
     as given and checks none of them: ``fit`` checks every one and refuses an invalid value by name.
+    A name it does not take, set as an attribute (``ae.n_component = 3``), is refused by name
+    (``UnknownAttributeError``, a ValueError), as ``set_params`` refuses it.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
     ``inverse_transform`` and ``score``: an invalid value is refused by name, ``n_components`` and ``t``
     (the fitted embedding was built for them) must be set back or refitted, and ``decoder`` and ``k`` take
@@ -165,6 +174,13 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.progress = progress
 
     # ------------------------------------------------------------------ validation and encoding
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # a misspelt parameter (ae.n_component = 3, ae.decoderr = "exact") was stored and ignored in silence;
+        # fitted attributes end in "_" (scikit-learn's convention) and private ones start with it
+        if not name.endswith("_"):
+            refuse_unknown_attribute(self, name, tuple(self._get_param_names()))
+        super().__setattr__(name, value)
 
     def set_params(self, **params: Any) -> RFAutoencoder:
         """scikit-learn's ``set_params``, with an unknown name refused here, naming it and listing the valid

@@ -29,3 +29,24 @@ def test_fitted_autoencoder_dmap_cannot_be_written():
     with pytest.raises(ValueError, match="read-only"):
         ae.dmap_.eigenvalues[:] = np.nan
     assert np.all(ae.dmap_.eigenvalues == ae.eigenvalues_)
+
+
+@pytest.mark.parametrize("name", ["n_component", "decoderr", "K", "randomstate"])
+@pytest.mark.parametrize("fitted", [False, True])
+def test_autoencoder_refuses_a_misspelt_attribute(name, fitted):
+    # ae.n_component = 3 was stored and ignored: transform kept 2 columns in silence
+    ae = RFAutoencoder(n_components=2, n_estimators=5, random_state=0)
+    if fitted:
+        ae.fit(np.random.default_rng(0).normal(size=(30, 3)))
+    with pytest.raises(ValueError, match=f"takes no attribute '{name}'"):
+        setattr(ae, name, 3)
+    assert name not in vars(ae)
+
+
+def test_autoencoder_parameters_and_fitted_attributes_still_settable():
+    ae = RFAutoencoder(n_components=2, n_estimators=5, random_state=0)
+    ae.k = 5
+    ae.set_params(decoder="relabel")
+    ae.fit(np.random.default_rng(0).normal(size=(30, 3)))
+    ae.custom_ = 1  # scikit-learn's fitted-attribute convention
+    assert ae.k == 5 and ae.decoder == "relabel"

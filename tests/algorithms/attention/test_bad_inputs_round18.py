@@ -1,0 +1,40 @@
+"""Round 18: state changed after construction (class A) in the attention family."""
+
+import copy
+import pickle
+
+import pytest
+import torch
+from torch import nn
+
+from algorithms.attention import ErfAttention, SoftmaxAttention
+
+CASES = [(SoftmaxAttention, "bta"), (SoftmaxAttention, "lam"), (SoftmaxAttention, "temperature"),
+         (ErfAttention, "beta"), (ErfAttention, "lamda"), (ErfAttention, "u")]
+
+
+@pytest.mark.parametrize(("cls", "name"), CASES)
+def test_model_refuses_an_attribute_it_does_not_take(cls, name):
+    # model.bta = 2.0 (or Erf's lam on a softmax model) was stored and ignored: forward kept the old beta
+    model = cls(4)
+    with pytest.raises(ValueError, match=f"takes no attribute '{name}'"):
+        setattr(model, name, 2.0)
+    assert name not in vars(model)
+
+
+@pytest.mark.parametrize("cls", [SoftmaxAttention, ErfAttention])
+def test_model_keeps_its_own_attributes_settable(cls):
+    model = cls(4)
+    scale = "beta" if cls is SoftmaxAttention else "lam"
+    setattr(model, scale, 2.0)
+    model.train(False)
+    model.double()
+    model.register_buffer("mask", torch.zeros(1))
+    model.mask = torch.ones(1)
+    model.extra = nn.Identity()  # a submodule: left to torch (its parametrize utilities set one)
+    key = "u" if cls is SoftmaxAttention else "k"
+    setattr(model, key, nn.Parameter(getattr(model, key).detach().clone()))
+    for copied in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert getattr(copied, scale) == 2.0
+    X = torch.randn(3, 2, 4, dtype=torch.float64)
+    assert model(X).shape == (3, 1)
