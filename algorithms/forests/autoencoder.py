@@ -54,6 +54,7 @@ from sklearn.utils.validation import validate_data
 
 from algorithms._validation import (
     INT64_MAX,
+    UnknownAttributeError,
     as_real_array,
     check_count,
     check_entries_in_range,
@@ -128,7 +129,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     As in scikit-learn (``clone`` and ``set_params`` rely on it), the constructor stores its parameters
     as given and checks none of them: ``fit`` checks every one and refuses an invalid value by name.
     A name it does not take, set as an attribute (``ae.n_component = 3``), is refused by name
-    (``UnknownAttributeError``, a ValueError), as ``set_params`` refuses it.
+    (``UnknownAttributeError``, a ValueError), as ``set_params`` refuses it; so is a fitted attribute (one
+    ending in ``_`` that ``fit`` set) replaced or deleted outside ``fit``, and its arrays are read-only.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
     ``inverse_transform`` and ``score``: an invalid value is refused by name, ``n_components`` and ``t``
     (the fitted embedding was built for them) must be set back or refitted, and ``decoder`` and ``k`` take
@@ -180,7 +182,20 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         # fitted attributes end in "_" (scikit-learn's convention) and private ones start with it
         if not name.endswith("_"):
             refuse_unknown_attribute(self, name, tuple(self._get_param_names()))
+        self._refuse_fitted(name)
         super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._refuse_fitted(name)
+        super().__delattr__(name)
+
+    def _refuse_fitted(self, name: str) -> None:
+        """A fitted attribute replaced (or deleted) outside ``fit``: ``leaf_weights_ = NaN`` was encoded as
+        NaN rows, ``categorical_`` flipped decoded numeric columns as categories, ``seed_ = nan`` met numpy's
+        error, all naming nothing (writes in place are refused by the arrays' read-only flag)."""
+        if name in self.__dict__.get("_fitted_names_", ()) and not self.__dict__.get("_fitting_"):
+            raise UnknownAttributeError(f"{name} is a fitted attribute of {type(self).__name__}, set by fit; "
+                                        f"call fit again instead of replacing it")
 
     def set_params(self, **params: Any) -> RFAutoencoder:
         """scikit-learn's ``set_params``, with an unknown name refused here, naming it and listing the valid
@@ -352,7 +367,18 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     def _fit(self, X: Any, y: Any, *, maxiters: int | None, refuse_constant: bool = False) -> bool:
         """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether the eigenpairs
-        converged (ARPACK's criterion, or the dense fallback when ``maxiters`` is None)."""
+        converged (ARPACK's criterion, or the dense fallback when ``maxiters`` is None). Only here may the
+        fitted attributes be set; the names set are recorded for :meth:`_refuse_fitted`."""
+        self.__dict__["_fitting_"] = True
+        try:
+            converged = self._fit_unguarded(X, y, maxiters=maxiters, refuse_constant=refuse_constant)
+        finally:
+            del self.__dict__["_fitting_"]
+        self.__dict__["_fitted_names_"] = frozenset(
+            name for name in self.__dict__ if name.endswith("_") and not name.startswith("_"))
+        return converged
+
+    def _fit_unguarded(self, X: Any, y: Any, *, maxiters: int | None, refuse_constant: bool) -> bool:
         self._check_params()
         _refuse_masked_or_sparse(X)
         X_enc = self._encode(X, fitting=True)

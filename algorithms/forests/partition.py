@@ -33,6 +33,7 @@ arXiv:2505.21441 (Eq. 1, Theorem 3.4).
 from __future__ import annotations
 
 import copy
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,6 +168,16 @@ def _check_node_maps(forest: Any, maps: tuple[np.ndarray, ...], tree_of: np.ndar
                              f"to -1, got {m.tolist()!r:.80}")
 
 
+def _trees_fingerprint(forest: Any) -> int:
+    """A CRC of every tree's splits (children, features, thresholds): the forest as the partition saw it."""
+    crc = zlib.crc32(str(len(forest.estimators_)).encode())
+    for estimator in forest.estimators_:
+        tree = estimator.tree_
+        for array in (tree.children_left, tree.children_right, tree.feature, tree.threshold):
+            crc = zlib.crc32(np.ascontiguousarray(array).tobytes(), crc)
+    return crc
+
+
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class ForestPartition:
     """The leaves of a fitted forest as boxes, with global leaf ids ``0 .. n_leaves-1``.
@@ -175,7 +186,8 @@ class ForestPartition:
     leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ, and
     ``node_to_leaf[b]`` maps tree b's node ids to global leaf ids (−1 for internal nodes). ``forest``
     is the fitted scikit-learn forest (kept as a private copy: refitting the caller's forest later changes
-    nothing here) and ``n_features`` its input width. Build it with
+    nothing here; refitting ``part.forest`` itself is refused by name at the next use) and ``n_features`` its
+    input width. Build it with
     :meth:`from_forest`. The arrays are stored as read-only copies (writing into them raises numpy's
     "assignment destination is read-only").
 
@@ -234,10 +246,24 @@ class ForestPartition:
                             ("upper", read_only(upper)), ("tree_of", read_only(tree_of)),
                             ("node_to_leaf", tuple(read_only(m) for m in maps))):
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "_trees_crc", _trees_fingerprint(forest))
 
     def __setstate__(self, state: dict) -> None:
         """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
         self.__dict__.update({name: resealed(value) for name, value in state.items()})
+
+    def checked_forest(self) -> Any:
+        """``forest``, refused by name when refitted (or its trees replaced) after construction: the boxes and
+        node maps belong to the trees as built (``part.forest.fit(...)`` gave leaf ids of boxes that did not
+        hold the points, or numpy's index error naming nothing)."""
+        try:
+            same = _trees_fingerprint(self.forest) == self.__dict__.get("_trees_crc")
+        except (AttributeError, TypeError, ValueError):  # estimators_ or a tree_ replaced by something else
+            same = False
+        if not same:
+            raise ValueError("ForestPartition.forest was refitted or its trees changed after construction; "
+                             "build a new ForestPartition.from_forest(forest)")
+        return self.forest
 
     @classmethod
     def from_forest(cls, forest: Any) -> ForestPartition:
@@ -275,7 +301,7 @@ class ForestPartition:
         scikit-learn's trees read it (any real dtype is read as float64).
         """
         X = _as_points(name, X, self.n_features)
-        nodes = self.forest.apply(X.astype(np.float32))  # the dtype sklearn's trees route in
+        nodes = self.checked_forest().apply(X.astype(np.float32))  # the dtype sklearn's trees route in
         return np.column_stack([self.node_to_leaf[b][nodes[:, b]] for b in range(self.n_trees)])
 
     def indicator(self, X: Any, name: str = "X") -> sp.csr_matrix:

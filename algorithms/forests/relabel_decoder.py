@@ -169,7 +169,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
                          f"feature), got {low.shape} and {high.shape}")
     if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(low <= high)):
         raise ValueError("low and high must be finite with low <= high (an inverted range was clipped away)")
-    trees = [est.tree_ for est in partition.forest.estimators_]
+    trees = [est.tree_ for est in partition.checked_forest().estimators_]
     samples, owners = [], []
     for tree in trees:
         lo, hi = node_boxes(tree, partition.n_features)

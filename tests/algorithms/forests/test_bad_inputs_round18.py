@@ -50,3 +50,52 @@ def test_autoencoder_parameters_and_fitted_attributes_still_settable():
     ae.fit(np.random.default_rng(0).normal(size=(30, 3)))
     ae.custom_ = 1  # scikit-learn's fitted-attribute convention
     assert ae.k == 5 and ae.decoder == "relabel"
+
+
+def _fitted_autoencoder() -> RFAutoencoder:
+    return RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(
+        np.random.default_rng(0).normal(size=(30, 3)))
+
+
+REPLACED = [("leaf_weights_", np.nan), ("categorical_", np.ones(3, bool)), ("seed_", float("nan")),
+            ("embedding_", 0.0), ("synthetic_", 1e30), ("dmap_", None), ("n_features_in_", 5)]
+
+
+@pytest.mark.parametrize(("name", "value"), REPLACED)
+@pytest.mark.parametrize("made", ["fitted", "deepcopy", "pickle"])
+def test_autoencoder_fitted_attribute_replaced_is_refused(name, value, made):
+    # red18b: m.leaf_weights_ = NaN encoded NaN rows in silence; categorical_ flipped decoded numbers as
+    # categories
+    ae = _fitted_autoencoder()
+    ae = {"fitted": ae, "deepcopy": copy.deepcopy(ae), "pickle": pickle.loads(pickle.dumps(ae))}[made]
+    with pytest.raises(ValueError, match=f"{name} is a fitted attribute"):
+        setattr(ae, name, value)
+    with pytest.raises(ValueError, match=f"{name} is a fitted attribute"):
+        delattr(ae, name)
+
+
+def test_autoencoder_refit_still_sets_fitted_attributes():
+    ae = _fitted_autoencoder()
+    X = np.random.default_rng(1).normal(size=(30, 3))
+    reference = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X).transform(X)
+    assert np.allclose(ae.fit(X).transform(X), reference)
+
+
+def test_partition_forest_refitted_is_refused():
+    # red18b: part.forest.fit(...) gave leaf ids of boxes not holding the points, then numpy's index error
+    from sklearn.ensemble import RandomForestRegressor
+
+    from algorithms.forests import ForestPartition, forest_kernel, relabel_forest
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    part = ForestPartition.from_forest(RandomForestRegressor(n_estimators=3, max_depth=3, random_state=0)
+                                       .fit(X, X[:, 0]))
+    for copied in (copy.deepcopy(part), pickle.loads(pickle.dumps(part))):
+        assert np.array_equal(copied.leaves(X), part.leaves(X))
+    part.forest.fit(X * 5 + 1, rng.normal(size=30))
+    calls = [lambda: part.leaves(X), lambda: forest_kernel(part, X[:5], X),
+             lambda: relabel_forest(part, lambda Z: Z[:, :1], X.min(0), X.max(0), np.zeros(2, bool),
+                                    np.random.default_rng(0))]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"ForestPartition\.forest was refitted"):
+            call()
