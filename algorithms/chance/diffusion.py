@@ -26,6 +26,7 @@ import numbers
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -507,6 +508,20 @@ class ScoreMLP(ScoreModel):
         return -self._noise(X) / sigma
 
 
+def one_time(schedule: VPSchedule, t: Any) -> float:
+    """``t``, one diffusion time in the schedule's [t_min, 1] (a number or a one-element tensor), checked
+    and returned as a float: a tensor's float() raised torch's own message for 2 entries or a meta tensor."""
+    if isinstance(t, torch.Tensor):
+        if t.numel() != 1:
+            raise ValueError(f"t must be one diffusion time, got a tensor of shape {tuple(t.shape)}")
+        if t.device.type == "meta":   # "Tensor.item() cannot be called on meta tensors" named nothing
+            raise ValueError("t is on the meta device (no data); move it to a real device")
+        schedule.check_time("t", t)
+        t = float(t.detach())
+    schedule.check_time("t", t)
+    return to_float(t)
+
+
 def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     """E[x_0 | x_t] = (x_t + (1 − ᾱ_t) ∇ log p_t(x_t)) / √ᾱ_t (Tweedie's formula, eq. (19)).
 
@@ -521,11 +536,7 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     check_score_model(model)
     check_float_tensor("x", _dense("x", x), ndim=2)
     check_shape("x", x, (None, model.out_features))
-    if isinstance(t, torch.Tensor):   # one time: float() of a 2-element tensor was torch's message
-        if t.numel() != 1:
-            raise ValueError(f"t must be one diffusion time, got a tensor of shape {tuple(t.shape)}")
-        t = float(t)
-    model.schedule.check_time("t", t)
+    t = one_time(model.schedule, t)
     return _posterior_mean(model, x, float(t), model.score(x, t))
 
 

@@ -42,7 +42,6 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_takes,
-    to_float,
 )
 from algorithms.chance.diffusion import (
     ScoreModel,
@@ -50,6 +49,7 @@ from algorithms.chance.diffusion import (
     _posterior_mean,
     _posterior_variance,
     check_score_model,
+    one_time,
 )
 
 __all__ = ["GUIDANCE_ORDERS", "first_order_guidance", "guidance_term", "second_order_guidance"]
@@ -203,13 +203,9 @@ def guidance_term(
     if x.shape[1] != model.out_features:  # torch would fail inside the model on the concatenation
         raise ValueError(f"x must have shape (batch, {model.out_features}) (the model's n), got "
                          f"{tuple(x.shape)}")
-    if isinstance(t, torch.Tensor):   # one time: float() of a 2-element tensor was torch's own message
-        if t.numel() != 1:
-            raise ValueError(f"t must be one diffusion time, got a tensor of shape {tuple(t.shape)}")
-        model.schedule.check_time("t", t)
-        t = float(t)
-    model.schedule.check_time("t", t)  # t = 0 divides by a zero noise scale; t > 1 is off the schedule
-    t = to_float(t)   # a plain float: np.float32(0.5) computed ᾱ in float32 (NEP 50), another answer
+    # t = 0 divides by a zero noise scale; t > 1 is off the schedule; a plain float: np.float32(0.5)
+    # computed ᾱ in float32 (NEP 50), another answer
+    t = one_time(model.schedule, t)
     if order == "none":
         with torch.no_grad():
             return torch.zeros_like(x), model.score(x, t)
