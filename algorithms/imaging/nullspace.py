@@ -322,9 +322,20 @@ class NullSpaceProjector:
 
     def __init__(self, operator: LinearOperator) -> None:
         basis = null_space_basis(operator)
-        self.image_shape = operator.image_shape
+        self._image_shape = operator.image_shape
         # private: P written in place (×3) was answered as the projector (red12a); ``matrix`` is a copy
         self._matrix = basis @ basis.T
+
+    @property
+    def image_shape(self) -> tuple[int, int]:
+        """(h, w) of H's images (fixed: P.image_shape = (2, 8) projected 2×8 images with the 4×4 geometry)."""
+        return self._image_shape
+
+    @image_shape.setter
+    def image_shape(self, value: Any) -> None:
+        raise ValueError(f"image_shape is fixed by the NullSpaceProjector's construction "
+                         f"({self._image_shape!r}); build a new NullSpaceProjector instead, got "
+                         f"{value!r:.40}")
 
     @property
     def matrix(self) -> torch.Tensor:
