@@ -973,6 +973,11 @@ def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str =
                 if not bool(torch.isfinite(value).all()):
                     raise ValueError(f"{name} contains NaN or inf entries (the next step would write them "
                                      f"into the parameter)")
+                if value.numel() and float(value.detach().abs().max()) > WORKING_MAX:
+                    # 1e39 in a float64 momentum loaded and stepped ~1e38 weights in silence
+                    raise ValueError(f"{name} has an entry of magnitude "
+                                     f"{float(value.detach().abs().max()):.3g}, past the working range "
+                                     f"(<= {WORKING_MAX:.5g})")
                 if key in _PARAM_SHAPED and tuple(value.shape) != tuple(param.shape):
                     raise ValueError(f"{name} has shape {tuple(value.shape)}, but parameter {index} has "
                                      f"shape {tuple(param.shape)}: the state_dict was written for other "

@@ -93,6 +93,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     check_real_keywords,
     check_state_finite,
     check_state_layout,
+    step_base,
     wrapped_by,
 )
 
@@ -435,6 +436,16 @@ class SAM(torch.optim.Optimizer):
                                  f"did you mean {close[0]!r}? (the group's {close[0]} stays unchanged under "
                                  "a misspelt key)")
 
+    def _check_own_state(self, where: str) -> None:
+        """SAM's own state holds only θ and ε between the two steps (the base optimizer keeps its moments in
+        ``base_optimizer.state``): another key written there was ignored in silence."""
+        for index, p in enumerate(self._params()):
+            extra = sorted(str(k) for k in self.state.get(p, {}) if k not in ("theta", "e_w"))
+            if extra:
+                raise ValueError(f"{where}: state[param {index}] has the keys {extra}, which SAM does not "
+                                 "read (it keeps only 'theta' and 'e_w' between first_step and second_step; "
+                                 "the base optimizer's state is base_optimizer.state)")
+
     @torch.no_grad()
     def first_step(self, zero_grad: bool = False) -> None:
         """Move to θ + ε (ε = ρ g/(‖g‖ + 1e-12), or ρ g without normalization) and remember θ and ε.
@@ -445,6 +456,7 @@ class SAM(torch.optim.Optimizer):
         nothing would move)."""
         zero_grad = check_bool("zero_grad", zero_grad)
         check_params_lists("SAM.first_step", self.param_groups)
+        self._check_own_state("SAM.first_step")
         if any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             # a second first_step would overwrite ε with the move from θ + ε: second_step could then
             # no longer return to θ, and the run would drift by the first ε
@@ -489,6 +501,7 @@ class SAM(torch.optim.Optimizer):
         (a ``RuntimeError``)."""
         zero_grad = check_bool("zero_grad", zero_grad)
         check_params_lists("SAM.second_step", self.param_groups)
+        self._check_own_state("SAM.second_step")
         if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             raise SAMCallError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
                                "there is nothing to undo and the step would be the base optimizer's alone)")
@@ -520,7 +533,7 @@ class SAM(torch.optim.Optimizer):
                           "in torch's optimizers (check the loss, or lower rho or lr)", RuntimeWarning,
                           stacklevel=3)
             self._nonfinite_stepped = True      # the base state now holds what that gradient made
-        self.base_optimizer.step()
+        step_base("SAM (its base optimizer)", self.base_optimizer)   # a key added or deleted later is refused
         for group in self.param_groups:
             if group["lr"] == 0:   # no step: θ bitwise (torch's θ + (−0)·d turned a −0.0 weight into +0.0)
                 for p, theta in zip(group["params"], restored.get(id(group), ()), strict=False):
@@ -605,6 +618,11 @@ class SAM(torch.optim.Optimizer):
             raise ValueError(f"state_dict was written by a SAM over {written_by}; this SAM's base_optimizer "
                              f"is "
                              f"{type(self.base_optimizer).__name__} (its state would not fit)")
+        extra = sorted(str(k) for k in set(state_dict) - {"state", "param_groups", "base_optimizer",
+                                                           "base_optimizer_class"})
+        if extra:       # a key no load reads ("scheduler", a misspelt "param_group") was ignored
+            raise ValueError(f"state_dict has the keys {extra}, which no SAM.state_dict() has (it holds "
+                             "'state', 'param_groups', 'base_optimizer' and 'base_optimizer_class')")
         own = {k: v for k, v in state_dict.items() if k not in ("base_optimizer", "base_optimizer_class")}
         # the shared state check (shapes, finite floating buffers, step counts, parameter indices, group
         # count) on SAM's own state and the base optimizer's, and each group's lr, rho and normalize as
@@ -624,6 +642,7 @@ class SAM(torch.optim.Optimizer):
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"state_dict['param_groups'][{index}]: {exc}") from None
         base_groups = state_dict["base_optimizer"]["param_groups"]
+        _check_same_groups(own["param_groups"], base_groups)
         check_saved_hyperparameters(type(self.base_optimizer), base_groups, "state_dict['base_optimizer']")
         for index, group in enumerate(base_groups):  # torch's SGD takes lr = nan (nan < 0 is False)
             if "lr" in group:
@@ -639,6 +658,29 @@ class SAM(torch.optim.Optimizer):
         self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
         self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__
         self._nonfinite_stepped = False     # checked finite above: no NaN of an earlier step remains
+
+
+def _check_same_groups(own: list[Any], base: list[Any]) -> None:
+    """A SAM.state_dict() holds its groups twice (SAM's and the base optimizer's, one list when live): a value
+    edited in ``param_groups`` only (rho = 0.5, momentum = -1) was dropped by the load, in silence."""
+    for index, (mine, theirs) in enumerate(zip(own, base, strict=False)):
+        if not isinstance(mine, dict) or not isinstance(theirs, dict):
+            continue
+        for key in sorted(set(mine) | set(theirs), key=str):
+            if key == "params":
+                continue
+            a, b = mine.get(key, _UNSET), theirs.get(key, _UNSET)
+            if a is b:
+                continue
+            try:
+                same = type(a) is type(b) and bool(a == b)
+            except (TypeError, ValueError, RuntimeError):
+                same = False
+            if not same:
+                shown = ["absent" if v is _UNSET else f"{v!r:.40}" for v in (a, b)]
+                raise ValueError(f"state_dict['param_groups'][{index}][{key!r}] is {shown[0]} but "
+                                 f"state_dict['base_optimizer']['param_groups'][{index}][{key!r}] is "
+                                 f"{shown[1]}: a SAM.state_dict() holds the groups twice; edit both alike")
 
 
 def _check_saved_point(value: Any, p: torch.Tensor, where: str) -> None:

@@ -171,6 +171,13 @@ class TwoLayerReLU(CheckedStateModule):
             raise TypeError(f"TwoLayerReLU's weights must be float32 or float64 (its dtype), got "
                             f"{self.W.dtype} (after .half() or .to(...)); convert the module with .double()")
         check_structure(self)      # net.W = Parameter(of another shape): torch's matmul error before
+        for name, flag in (("b", "hidden_bias"), ("c", "output_bias")):
+            value = self.__dict__.get(name, self._parameters.get(name))
+            if value is not None and not getattr(self, flag):   # (torch.func swaps tensors in for the flag's)
+                # m.c = 2.0 (or a NaN tensor) on a model built with output_bias=False was added by forward
+                raise TypeError(f"TwoLayerReLU.{name} was set to {type(value).__name__} {value!r:.40} after "
+                                f"construction; it is fixed by {flag}={getattr(self, flag)} (build a new "
+                                f"TwoLayerReLU with {flag}=True for a trained {name})")
         for name, p in self.named_parameters():
             check_finite_data(f"the weight {name}", p, check_range=False)
 

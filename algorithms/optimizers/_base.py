@@ -7,6 +7,7 @@ Not public: :class:`~algorithms.optimizers.Muon`, :class:`~algorithms.optimizers
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import copy
@@ -359,24 +360,31 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise ValueError(f"{where}: parameter group keys {unknown} are not {name} keywords (known: "
                              f"{sorted(self.defaults)})")
 
-    def _refuse_misspelt_keys(self, index: int, group: dict[str, Any]) -> None:
-        """A key written into ``param_groups`` after construction that is a near-spelling of a keyword
-        (``"weight_decy"``, ``"lrr"``: difflib ratio >= 0.8) is refused at the next step, naming it: the
-        group's own value stayed in force in silence. Other extra keys (a scheduler's, another library's)
-        are kept."""
+    def _refuse_misspelt_keys(self, index: int, group: dict[str, Any], where: str | None = None) -> None:
+        """A key written into ``param_groups`` after construction (or loaded) that is a near-spelling of a
+        keyword (``"weight_decy"``, ``"lrr"``: difflib ratio >= 0.8), a torch keyword this optimizer does not
+        take, or any other key holding a number, bool or tensor (``"LR"``, ``"learning_rate"``) is refused at
+        the next step (at the load), naming it: the group's own value stayed in force in silence. Other extra
+        keys (a scheduler's, another library's str labels) are kept."""
+        where = f"{type(self).__name__}.step: " if where is None else where
         for key in group:
             if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS \
                     or key in self.__dict__.get("_wrapper_keys", frozenset()):
                 continue
             if key in TORCH_OPTIMIZER_KEYWORDS:   # maximize = "no" written into Shampoo's group was ignored
-                raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] has the key {key!r}, a "
+                raise ValueError(f"{where}param_groups[{index}] has the key {key!r}, a "
                                  f"torch.optim keyword that {type(self).__name__} does not take (it would be "
                                  f"ignored; its keywords: {sorted(self.defaults)})")
             close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
             if close:
-                raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] has the key {key!r}, "
+                raise ValueError(f"{where}param_groups[{index}] has the key {key!r}, "
                                  f"not a {type(self).__name__} keyword: did you mean {close[0]!r}? (the "
                                  f"group's {close[0]} stays unchanged under a misspelt key)")
+            if _looks_like_hyperparameter(group[key]):
+                # "LR", "learning_rate", Shampoo's "adam_eps": a number under a key no step reads was ignored
+                raise ValueError(f"{where}param_groups[{index}] has the key {key!r} holding a number, "
+                                 f"not a {type(self).__name__} keyword (it would be ignored; its keywords: "
+                                 f"{sorted(self.defaults)}; labels of other libraries may hold strs)")
 
     def _check_group(self, group: dict[str, Any]) -> None:
         """Validate one parameter group's hyperparameters (subclasses extend it)."""
@@ -472,6 +480,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             with torch.enable_grad():
                 loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
         check_params_lists(f"{type(self).__name__}.step", self.param_groups)
+        check_state_container(type(self).__name__, self)
         self._check_step_hyperparameters()
         self._check_live_state()
         if not self._gradients_finite():
@@ -534,8 +543,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
             where = (f"{type(self).__name__}.step: state[param {index}]['{key}'] was changed after the last "
                      f"step")
             value = entry[key]
-            if key not in shapes:
-                continue                  # a key of a subclass's own (or unknown): left to the step
+            if key not in shapes:         # written into the state and ignored by every step
+                raise ValueError(f"{type(self).__name__}.step: state[param {index}] has the key {key!r}, "
+                                 f"which no {type(self).__name__} step reads (it writes "
+                                 f"{' or '.join(str(sorted(o)) for o in self._expected_state(p, settings))})")
             if shapes[key] is None:       # a step count, checked as load_state_dict checks it
                 n = value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
                 real = isinstance(n, int | float | np.integer) and not isinstance(n, bool | np.bool_)
@@ -553,6 +564,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if not bool(torch.isfinite(value).all()):
                 raise ValueError(f"{where}: it holds NaN or inf (the step would write them into the "
                                  f"weights); reload a saved state_dict or build a new optimizer")
+            if value.numel() and float(value.abs().max()) > WORKING_MAX:     # 1e39 stepped ~1e38 weights
+                raise ValueError(f"{where}: it has an entry of magnitude {float(value.abs().max()):.3g}, "
+                                 f"past the working range (<= {WORKING_MAX:.5g})")
 
     def _check_step_hyperparameters(self) -> None:
         """``lr`` and ``weight_decay`` of every group as they are now: an LR scheduler or a user edits
@@ -748,7 +762,13 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise ValueError(f"state_dict was written by {written_by or 'another optimizer (no tag)'}, "
                              f"expected a {type(self).__name__} state_dict")
         saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
+        extra = sorted(str(k) for k in set(saved) - {"state", "param_groups"})
+        if extra:       # a key no load reads ("skipped_steps", a misspelt "param_group") was ignored
+            raise ValueError(f"state_dict has the keys {extra}, which {type(self).__name__}.load_state_dict "
+                             f"does not read (it takes 'state', 'param_groups' and 'optimizer')")
         check_optimizer_state(saved, self.param_groups)
+        for index, group in enumerate(saved["param_groups"]):   # "LR": 0.1 loaded was ignored
+            self._refuse_misspelt_keys(index, group, "state_dict: ")
         self._check_saved_groups(saved.get("param_groups"))
         for index, group in enumerate(saved["param_groups"]):
             missing = [key for key in ("lr", "weight_decay") if key not in group]
@@ -765,6 +785,12 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 # float32 <-> float64 to this parameter's state dtype (a state saved from a float32 model
                 # loads into a float64 one, as torch casts it), on its device
                 self.state[p] = _copy_to(saved["state"][index], p.device, self.state_dtype(p))
+
+
+def _looks_like_hyperparameter(value: Any) -> bool:
+    """A number, bool, tensor or numpy value (alone or in a tuple/list): what an optimizer keyword holds."""
+    items = value if isinstance(value, tuple | list) and value else (value,)
+    return all(isinstance(v, numbers.Number | np.generic | np.ndarray | torch.Tensor) for v in items)
 
 
 def check_params_lists(owner: str, param_groups: Any) -> None:
@@ -819,10 +845,26 @@ def check_state_layout(owner: str, optimizer: torch.optim.Optimizer) -> None:
     One written after a step with another shape or dtype, or as a list, reached torch's own errors, naming
     nothing. The family's own optimizers (fp32 state for low-precision parameters) check their live state
     themselves."""
+    check_state_container(owner, optimizer)
     if isinstance(optimizer, MatrixOptimizer):
         return
+    stepped = optimizer.__dict__.get("_state_keys_after_step", {})
     for index, p in enumerate(q for group in optimizer.param_groups for q in group["params"]):
-        for key, value in optimizer.state.get(p, {}).items():
+        entry = optimizer.state.get(p, {})
+        if not isinstance(entry, dict):
+            raise TypeError(f"{owner}.step: state[param {index}] must be a dict (as the step writes it), got "
+                            f"{type(entry).__name__}")
+        seen = stepped.get(id(p))
+        if entry and seen is not None and seen[0] is entry and set(entry) != seen[1]:
+            # a key added was ignored in silence; one deleted met torch's KeyError ('step')
+            added, removed = sorted(map(str, set(entry) - seen[1])), sorted(map(str, seen[1] - set(entry)))
+            raise ValueError(f"{owner}.step: state[param {index}] was edited after the last step (keys "
+                             f"added: {added}, removed: {removed}); the step reads exactly "
+                             f"{sorted(map(str, seen[1]))} (clear the whole entry to restart it, or reload a "
+                             "saved state_dict)")
+        for key, value in entry.items():
+            if key == "step":       # torch's step count: -2 met a bare "ComplexFloat" error, 2.5 was used
+                _check_step_count(f"{owner}.step: state[param {index}]['step']", value)
             if value is None or key not in PARAMETER_SHAPED_STATE:
                 continue
             where = f"{owner}.step: state[param {index}]['{key}']"
@@ -835,6 +877,42 @@ def check_state_layout(owner: str, optimizer: torch.optim.Optimizer) -> None:
                 raise ValueError(f"{where} has shape {tuple(value.shape)}, the parameter has "
                                  f"{tuple(p.shape)} (written after the last step?); reload a saved "
                                  "state_dict")
+
+
+def check_state_container(owner: str, optimizer: torch.optim.Optimizer) -> None:
+    """``optimizer.state`` the defaultdict(dict) torch keeps: ``state = {}`` met torch's bare KeyError."""
+    if not isinstance(optimizer.state, collections.defaultdict):
+        raise TypeError(f"{owner}.step: its state must be the defaultdict(dict) the optimizer keeps (reload "
+                        f"a saved state_dict to replace it), got {type(optimizer.state).__name__}")
+
+
+def _check_step_count(where: str, value: Any) -> None:
+    """A step count of a torch optimizer's state: an integer >= 0, as a number or a one-element tensor."""
+    n = value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
+    real = isinstance(n, int | float | np.integer | np.floating) and not isinstance(n, bool | np.bool_)
+    if not (real and math.isfinite(n) and 0 <= n < 2**63 and float(n).is_integer()):
+        raise ValueError(f"{where} must be a step count, an integer >= 0, got {type(value).__name__} "
+                         f"{value!r:.40}")
+
+
+def step_base(owner: str, optimizer: torch.optim.Optimizer) -> None:
+    """A wrapper's base step, then :func:`record_state_keys`. A state entry the step needs but the state lacks
+    (``amsgrad = True`` edited into an Adam group after a step: torch's bare ``KeyError: 'max_exp_avg_sq'``,
+    raised before any parameter moved) is named."""
+    try:
+        optimizer.step()
+    except KeyError as exc:
+        raise ValueError(f"{owner}.step: the base optimizer's state lacks the entry {exc}, which its step "
+                         f"under the group's current settings reads (a keyword such as amsgrad edited into "
+                         f"param_groups after its parameters had state); build a new optimizer for the new "
+                         f"settings") from None
+    record_state_keys(optimizer)
+
+
+def record_state_keys(optimizer: torch.optim.Optimizer) -> None:
+    """Remember each parameter's state entry and its keys after a step, for :func:`check_state_layout`."""
+    optimizer.__dict__["_state_keys_after_step"] = {
+        id(p): (entry, frozenset(entry)) for p, entry in optimizer.state.items() if isinstance(entry, dict)}
 
 
 def _copy_to(value: Any, device: torch.device, dtype: torch.dtype | None = None) -> Any:

@@ -87,6 +87,7 @@ from algorithms.optimizers._base import (
     check_state_finite,
     check_state_layout,
     checked_loss,
+    step_base,
 )
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 
@@ -299,6 +300,14 @@ def _step_needs_closure(base: type) -> bool:
     return closure is not None and closure.default is inspect.Parameter.empty
 
 
+def _equal(a: Any, b: Any) -> bool:
+    """``a == b`` as one bool (False where the comparison is not one: tensors of several entries, NaN)."""
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+
+
 class BlockOptimizer(torch.optim.Optimizer):
     """Block coordinate descent (BAdam) with optional landscape expansion (BREAD-SGD / sign).
 
@@ -360,8 +369,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         lr, expansion_lr_scale = _check_rates(lr, expansion_lr_scale)
         self.seed = check_seed(seed)
         named, self._every_named = _named_parameters(params)
-        self.block_names = find_blocks(list(named), blocks)
-        self._blocks = [[named[n] for n in block] for block in self.block_names]
+        self._block_names = find_blocks(list(named), blocks)
+        self._blocks = [[named[n] for n in block] for block in self._block_names]
         self.base = base
         self.order = order
         self.expansion = expansion
@@ -389,6 +398,17 @@ class BlockOptimizer(torch.optim.Optimizer):
                                  f"({self.__dict__.get(name)!r}); build a new BlockOptimizer for "
                                  f"{name}={value!r:.40}")
         super().__setattr__(name, value)
+
+    @property
+    def block_names(self) -> list[list[str]]:
+        """The parameter names of each block, fixed at construction (a copy: an edit of it is not used)."""
+        return [list(block) for block in self._block_names]
+
+    @block_names.setter
+    def block_names(self, value: Any) -> None:
+        # an edited block_names was reported by state_dict while the original blocks trained (red18a)
+        raise ValueError(f"BlockOptimizer.block_names is fixed at construction ({self._block_names!r:.80}); "
+                         f"build a new BlockOptimizer with blocks={value!r:.40}")
 
     def __getstate__(self) -> dict[str, Any]:
         # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled BlockOptimizer lost its
@@ -528,6 +548,27 @@ class BlockOptimizer(torch.optim.Optimizer):
         for group in self._base_optimizer.param_groups:
             group.update({key: kwargs[key] for key in edited})
 
+    def _check_base_groups(self, own: dict[str, Any]) -> None:
+        """The base optimizer's groups hold what this optimizer handed it: a keyword edited there (betas =
+        (2, 0.9) stepped, lr = nan and "lrr" were ignored) is refused; edit ``param_groups[0]`` instead."""
+        base = self._base_optimizer
+        for index, group in enumerate(base.param_groups):
+            for key, value in group.items():
+                if key == "params":
+                    continue
+                if key == "lr":     # what the last step (or the switch, or a load) handed it
+                    handed = (self.__dict__.get("_lr_handed", _UNSET), base.defaults.get("lr"), own["lr"])
+                    if any(value is lr or _equal(value, lr) for lr in handed if lr is not _UNSET):
+                        continue
+                    expected = handed[0]
+                else:
+                    expected = self._base_kwargs.get(key, base.defaults.get(key, _UNSET))
+                if value is expected or (expected is not _UNSET and _equal(value, expected)):
+                    continue
+                raise ValueError(f"BlockOptimizer.step: base_optimizer.param_groups[{index}][{key!r}] was "
+                                 f"edited to {value!r:.40}; the base optimizer's groups follow "
+                                 f"BlockOptimizer.param_groups[0]: edit that instead")
+
     def step(self, closure=None):  # type: ignore[override]
         """One base step on the active block; switch to the next block after ``switch_every``.
 
@@ -557,12 +598,17 @@ class BlockOptimizer(torch.optim.Optimizer):
                              "fixed at construction (a tensor added there would never move): build a new "
                              "BlockOptimizer over all the parameters")
         self._adopt_edited_keywords(own)
+        self._check_base_groups(own)
+        if any(self.state.values()):     # torch's own state of this wrapper: no step reads it
+            raise ValueError("BlockOptimizer.step: its state was written to (BlockOptimizer keeps none: the "
+                             "active block's moments are in base_optimizer.state), and it would be ignored")
         if not self.__dict__.get("_nonfinite_stepped", False):
             # a NaN the documented NaN-through step put in the state is not a write through .data: the
             # next step blamed the user for it
             check_state_finite("BlockOptimizer (its base optimizer)", self._base_optimizer,
                                allow_inf=True)
         check_state_layout("BlockOptimizer (its base optimizer)", self._base_optimizer)
+        self._lr_handed = own["lr"]
         for group in self._base_optimizer.param_groups:
             group["lr"] = own["lr"]
             for p in group["params"]:
@@ -576,7 +622,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         if stepped and not bool(torch.stack([n.to(torch.float64) for n in torch._foreach_norm(stepped, 2)])
                                 .isfinite().all()):
             self._nonfinite_stepped = True      # the base state now holds what the NaN/inf gradient made
-        self._base_optimizer.step()
+        step_base("BlockOptimizer (its base optimizer)", self._base_optimizer)   # records its state keys
         self._block_step += 1
         if self._block_step >= self.switch_every:
             self._switch()
@@ -643,6 +689,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._check_base_shapes(state_dict["base"])
         self._activate()
         self._base_optimizer.load_state_dict(state_dict["base"])
+        self._lr_handed = self._base_optimizer.param_groups[0]["lr"]
 
     def _check_own_groups(self, state_dict: dict[str, Any]) -> None:
         """The saved group's ``lr`` > 0 and ``expansion_lr_scale`` > 0, as the constructor checks them."""
@@ -735,8 +782,8 @@ class BlockOptimizer(torch.optim.Optimizer):
             raise ValueError(f"state_dict is for blocks over parameters this optimizer was not given: "
                              f"{unknown[:8]}")
         self.remove_hooks()
-        self.block_names = [list(block) for block in saved_names]
-        self._blocks = [[self._every_named[n] for n in block] for block in self.block_names]
+        self._block_names = [list(block) for block in saved_names]
+        self._blocks = [[self._every_named[n] for n in block] for block in self._block_names]
         self.param_groups[0]["params"] = [p for block in self._blocks for p in block]
         self._install_hooks()
 

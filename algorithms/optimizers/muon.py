@@ -81,7 +81,9 @@ class Muon(MatrixOptimizer):
         as for any ``torch.optim`` optimizer. A group may set any keyword below and ``use_muon``;
         another key (a misspelt ``"lrr"``) is refused naming it (written into
         ``param_groups`` later, a near-spelling of a keyword, or a torch.optim keyword this
-        optimizer does not take (``maximize``, ``betas``, ...), is refused at the next step); the keys LR
+        optimizer does not take (``maximize``, ``betas``, ...), or any other key holding a number, bool
+        or tensor (``"LR"``, ``"learning_rate"``), is refused at the next step, and by
+        ``load_state_dict`` when loaded; a str label is kept); the keys LR
         schedulers add (``initial_lr``, ...) are kept.
     lr : float, 0 or in [1.18e-38 (float32's smallest normal), 1e10]
         learning rate of both the Muon and the AdamW steps (default 1e-3, torch's). 0 leaves the

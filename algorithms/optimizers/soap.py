@@ -71,7 +71,9 @@ class SOAP(MatrixOptimizer):
     params : iterable of tensors or parameter groups (torch's convention): a group may set any keyword
         below; another key (a misspelt ``"lrr"``) is refused naming it (written into
         ``param_groups`` later, a near-spelling of a keyword, or a torch.optim keyword this
-        optimizer does not take (``maximize``, ``betas``, ...), is refused at the next step); the keys LR
+        optimizer does not take (``maximize``, ``betas``, ...), or any other key holding a number, bool
+        or tensor (``"LR"``, ``"learning_rate"``), is refused at the next step, and by
+        ``load_state_dict`` when loaded; a str label is kept); the keys LR
         schedulers add (``initial_lr``, ...) are kept
     lr : float, 0 or in [1.18e-38, 1e10] (0: no step, as torch's; the cap keeps a step finite, the floor
         (float32's smallest normal) keeps it a step) (default 3e-3)

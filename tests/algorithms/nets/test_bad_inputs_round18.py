@@ -1,0 +1,114 @@
+"""Round 18 of issue #43 (nets): SAM's and its base optimizer's state changed after a step."""
+
+import pytest
+import torch
+
+from algorithms.nets import SAM
+
+
+def _stepped(base=torch.optim.SGD, **kwargs):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    optimizer = SAM(model.parameters(), base, lr=0.1, rho=0.05, **kwargs)
+    x = torch.randn(5, 3)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = model(x).square().sum()
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    return model, optimizer, closure
+
+
+ADAM = torch.optim.Adam
+
+
+@pytest.mark.parametrize("base, kwargs, edit, words", [
+    (torch.optim.SGD, {"momentum": 0.9}, lambda s: s.__setitem__("foo", torch.zeros(2)), r"added: \['foo'\]"),
+    (ADAM, {}, lambda s: s.__setitem__("foo", 1.0), r"keys added: \['foo'\]"),
+    (ADAM, {}, lambda s: s.pop("step"), r"removed: \['step'\]"),
+    (ADAM, {}, lambda s: s.__setitem__("step", torch.tensor(-2.0)), r"\['step'\] must be a step count"),
+    (ADAM, {}, lambda s: s.__setitem__("step", torch.tensor(2.5)), "must be a step count"),
+])
+def test_sam_refuses_its_base_state_edited_after_a_step(base, kwargs, edit, words):
+    # a key added was ignored in silence; 'step' deleted met torch's KeyError, -2 a bare "ComplexFloat" error
+    model, optimizer, closure = _stepped(base, **kwargs)
+    edit(optimizer.base_optimizer.state[model[0].weight])
+    with pytest.raises(ValueError, match=words):
+        optimizer.step(closure)
+
+
+def test_sam_refuses_a_key_written_into_its_own_state():
+    model, optimizer, closure = _stepped()
+    optimizer.state[model[0].weight]["e_ww"] = torch.zeros(4, 3)     # SAM keeps only theta and e_w
+    with pytest.raises(ValueError, match=r"state\[param 0\] has the keys \['e_ww'\]"):
+        optimizer.step(closure)
+
+
+@pytest.mark.parametrize("base", [torch.optim.SGD, torch.optim.Adam])
+def test_sam_refuses_a_replaced_base_state(base):
+    _, optimizer, closure = _stepped(base)
+    optimizer.base_optimizer.state = {}         # torch's bare KeyError naming a Parameter
+    with pytest.raises(TypeError, match=r"state must be the defaultdict\(dict\)"):
+        optimizer.step(closure)
+
+
+def test_sam_base_state_cleared_restarts_it_as_torch():
+    model, optimizer, closure = _stepped(torch.optim.Adam)
+    optimizer.base_optimizer.state[model[0].weight].clear()
+    optimizer.step(closure)
+    assert float(optimizer.base_optimizer.state[model[0].weight]["step"]) == 1.0
+
+
+@pytest.mark.parametrize("key, value", [("rho", 0.5), ("lr", 0.5), ("normalize", False), ("momentum", -1.0)])
+def test_sam_load_refuses_its_groups_differing_from_the_base_copy(key, value):
+    # red18a: sd['param_groups'][0]['rho'] = 0.5 was dropped by the load (the base's copy won)
+    _, optimizer, _ = _stepped(momentum=0.9)
+    saved = optimizer.state_dict()
+    saved["param_groups"][0][key] = value
+    _, other, _ = _stepped(momentum=0.9)
+    with pytest.raises(ValueError, match=rf"state_dict\['param_groups'\]\[0\]\['{key}'\] is"):
+        other.load_state_dict(saved)
+
+
+def test_sam_load_refuses_a_top_level_key_no_state_dict_has():
+    _, optimizer, _ = _stepped()
+    saved = optimizer.state_dict()
+    saved["extra_top"] = 1
+    with pytest.raises(ValueError, match=r"state_dict has the keys \['extra_top'\]"):
+        _stepped()[1].load_state_dict(saved)
+
+
+def test_sam_load_refuses_a_base_state_entry_past_the_working_range():
+    torch.manual_seed(0)
+    w = torch.nn.Parameter(torch.randn(3, dtype=torch.float64))
+    optimizer = SAM([w], lr=0.1, rho=0.05, momentum=0.9)
+    w.grad = torch.ones_like(w)
+    optimizer.first_step()
+    optimizer.second_step()
+    saved = optimizer.state_dict()
+    saved["base_optimizer"]["state"][0]["momentum_buffer"].fill_(1e39)
+    with pytest.raises(ValueError, match=r"\['momentum_buffer'\] has an entry of magnitude 1e\+39"):
+        SAM([w], lr=0.1, rho=0.05, momentum=0.9).load_state_dict(saved)
+
+
+def test_sam_names_amsgrad_edited_after_a_step():
+    # red18a: KeyError 'max_exp_avg_sq', naming nothing
+    _, optimizer, closure = _stepped(ADAM)
+    optimizer.param_groups[0]["amsgrad"] = True
+    with pytest.raises(ValueError, match=r"lacks the entry 'max_exp_avg_sq'.*amsgrad"):
+        optimizer.step(closure)
+
+
+@pytest.mark.parametrize("name", ["b", "c"])
+@pytest.mark.parametrize("value", [2.0, "x", torch.tensor([float("nan")], dtype=torch.float64)])
+def test_two_layer_relu_refuses_a_bias_set_after_construction_without_its_flag(name, value):
+    # red18a: m.c = 2.0 on an output_bias=False model shifted every output, a NaN tensor answered NaN
+    from algorithms.nets import TwoLayerReLU
+
+    model = TwoLayerReLU(2, 3, dtype=torch.float64, hidden_bias=False, output_bias=False)
+    setattr(model, name, value)
+    with pytest.raises(TypeError, match=rf"TwoLayerReLU.{name} was set to"):
+        model(torch.randn(5, 2, dtype=torch.float64))

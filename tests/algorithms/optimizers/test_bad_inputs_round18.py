@@ -1,0 +1,195 @@
+"""Round 18 of issue #43 (optimizers): state changed after construction or loaded, then used."""
+
+import copy
+import warnings
+
+import pytest
+import torch
+
+from algorithms.optimizers import SOAP, Muon, Shampoo
+
+
+def _stepped(cls):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    optimizer = cls(model.parameters(), weight_decay=0.0)
+    model(torch.ones(1, 3)).sum().backward()
+    optimizer.step()
+    return model, optimizer
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+@pytest.mark.parametrize("key, value", [("LR", 0.1), ("learning_rate", 0.1), ("lrate", torch.tensor(0.1)),
+                                        ("decay", (0.9, 0.99)), ("use_it", True)])
+def test_a_number_under_a_key_no_step_reads_is_refused_at_the_next_step(cls, key, value):
+    # "LR" = 0.1 written into param_groups was kept, and the group's lr stayed in force in silence
+    _, optimizer = _stepped(cls)
+    optimizer.param_groups[0][key] = value
+    with pytest.raises(ValueError, match=rf"param_groups\[0\] has the key '{key}' holding a number"):
+        optimizer.step()
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+@pytest.mark.parametrize("key", ["LR", "lrr"])
+def test_a_loaded_group_key_no_step_reads_is_refused_by_the_load(cls, key):
+    _, optimizer = _stepped(cls)
+    saved = optimizer.state_dict()
+    saved["param_groups"][0][key] = 0.5
+    _, other = _stepped(cls)
+    before = copy.deepcopy(other.state_dict())
+    with pytest.raises(ValueError, match=rf"state_dict: param_groups\[0\] has the key '{key}'"):
+        other.load_state_dict(saved)
+    assert other.state_dict()["param_groups"] == before["param_groups"]
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_top_level_key_no_load_reads_is_refused(cls):
+    _, optimizer = _stepped(cls)
+    saved = optimizer.state_dict()
+    saved["skipped_steps"] = 3      # not part of the state_dict: ignored in silence
+    with pytest.raises(ValueError, match=r"state_dict has the keys \['skipped_steps'\]"):
+        _stepped(cls)[1].load_state_dict(saved)
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_state_entry_no_step_reads_is_refused_at_the_next_step(cls):
+    model, optimizer = _stepped(cls)
+    optimizer.state[model.bias]["exp_avg_sqq"] = torch.zeros(2)
+    with pytest.raises(ValueError, match=r"state\[param 1\] has the key 'exp_avg_sqq'"):
+        optimizer.step()
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_str_labels_and_a_state_reset_still_work(cls):
+    model, optimizer = _stepped(cls)
+    optimizer.param_groups[0]["name"] = "layer"
+    optimizer.param_groups[0]["my_tag"] = "head"
+    optimizer.state[model.bias] = {}            # a reset: the next step starts the bias's moments afresh
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        optimizer.step()
+    assert optimizer.state[model.bias]["adam_step"] == 1
+
+
+def _block_stepped():
+    from algorithms.optimizers import BlockOptimizer
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    optimizer = BlockOptimizer(model.named_parameters(), base=torch.optim.AdamW, lr=0.01, switch_every=100)
+    x = torch.randn(5, 3)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = model(x).square().sum()
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    return model, optimizer, closure
+
+
+@pytest.mark.parametrize("key, value", [("betas", (2.0, 0.9)), ("lr", float("nan")), ("lrr", 0.5),
+                                        ("weight_decay", -1.0)])
+def test_block_optimizer_refuses_an_edit_of_its_base_optimizers_groups(key, value):
+    # betas = (2, 0.9) written into base_optimizer.param_groups stepped; lr = nan and "lrr" were ignored
+    _, optimizer, closure = _block_stepped()
+    optimizer.base_optimizer.param_groups[0][key] = value
+    with pytest.raises(ValueError, match=rf"base_optimizer.param_groups\[0\]\['{key}'\] was edited"):
+        optimizer.step(closure)
+
+
+def test_block_optimizer_follows_a_scheduler_and_its_own_group_edits():
+    _, optimizer, closure = _block_stepped()
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    optimizer.step(closure)
+    scheduler.step()
+    optimizer.param_groups[0]["weight_decay"] = 0.5        # the documented way to edit a base keyword
+    optimizer.step(closure)
+    group = optimizer.base_optimizer.param_groups[0]
+    assert group["lr"] == 0.005 and group["weight_decay"] == 0.5
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda s: s.__setitem__("foo", torch.zeros(2)), r"keys added: \['foo'\]"),
+    (lambda s: s.pop("step"), r"removed: \['step'\]"),
+    (lambda s: s.__setitem__("step", torch.tensor(-2.0)), r"\['step'\] must be a step count"),
+    (lambda s: s.__setitem__("step", torch.tensor(2.5)), r"\['step'\] must be a step count"),
+])
+def test_block_optimizer_refuses_base_state_edited_after_a_step(edit, words):
+    # a key added was ignored; 'step' deleted met torch's KeyError, -2 a bare "ComplexFloat" error
+    model, optimizer, closure = _block_stepped()
+    edit(optimizer.base_optimizer.state[model[0].weight])
+    with pytest.raises(ValueError, match=words):
+        optimizer.step(closure)
+
+
+def test_block_optimizer_refuses_writes_into_its_own_unread_state_and_a_replaced_state():
+    model, optimizer, closure = _block_stepped()
+    optimizer.state[model[0].weight]["exp_avg"] = torch.zeros(4, 3)
+    with pytest.raises(ValueError, match="its state was written to"):
+        optimizer.step(closure)
+    model, optimizer, closure = _block_stepped()
+    optimizer.base_optimizer.state = {}
+    with pytest.raises(TypeError, match=r"state must be the defaultdict\(dict\)"):
+        optimizer.step(closure)
+
+
+def test_block_optimizer_state_reset_by_clearing_an_entry_restarts_it():
+    model, optimizer, closure = _block_stepped()
+    optimizer.base_optimizer.state[model[0].weight].clear()
+    optimizer.step(closure)
+    assert float(optimizer.base_optimizer.state[model[0].weight]["step"]) == 1.0
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_replaced_state_container_is_refused(cls):
+    _, optimizer = _stepped(cls)
+    optimizer.state = {}
+    with pytest.raises(TypeError, match=r"state must be the defaultdict\(dict\)"):
+        optimizer.step()
+
+
+def _float64_stepped(cls):
+    torch.manual_seed(0)
+    w = torch.nn.Parameter(torch.randn(6, 5, dtype=torch.float64))
+    optimizer = cls([w], lr=0.01, weight_decay=0.0)
+    for _ in range(2):
+        w.grad = torch.ones_like(w)
+        optimizer.step()
+    return w, optimizer
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_state_entry_past_the_working_range_is_refused_loaded_or_written(cls):
+    # red18a: a float64 momentum of 1e39 loaded (or written in place) stepped ~1e38 weights in silence
+    w, optimizer = _float64_stepped(cls)
+    saved = optimizer.state_dict()
+    key = "momentum_buffer" if cls is Muon else "momentum"
+    saved["state"][0][key].fill_(1e39)
+    _, other = _float64_stepped(cls)
+    with pytest.raises(ValueError, match=rf"\['{key}'\] has an entry of magnitude 1e\+39, past the working"):
+        other.load_state_dict(saved)
+    optimizer.state[w][key].fill_(1e39)
+    w.grad = torch.ones_like(w)
+    with pytest.raises(ValueError, match=r"entry of magnitude 1e\+39, past the working range"):
+        optimizer.step()
+
+
+def test_block_optimizer_names_amsgrad_edited_after_a_step():
+    # red18a: KeyError 'max_exp_avg_sq', naming nothing
+    _, optimizer, closure = _block_stepped()
+    optimizer.param_groups[0]["amsgrad"] = True
+    with pytest.raises(ValueError, match=r"lacks the entry 'max_exp_avg_sq'.*amsgrad"):
+        optimizer.step(closure)
+
+
+def test_block_optimizer_block_names_cannot_be_changed():
+    # red18a: block_names edited in place or replaced was reported by state_dict while the old blocks trained
+    _, optimizer, _ = _block_stepped()
+    names = optimizer.block_names
+    names[0] = ["1.weight", "1.bias"]
+    assert optimizer.block_names[0] == ["0.weight", "0.bias"]
+    assert optimizer.state_dict()["schedule"]["block_names"][0] == ["0.weight", "0.bias"]
+    with pytest.raises(ValueError, match="block_names is fixed at construction"):
+        optimizer.block_names = [["x"]]
