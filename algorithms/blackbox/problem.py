@@ -175,6 +175,15 @@ class BlackBoxProblem(Problem):
         object.__setattr__(self, "bounds", (lower, upper))
         remember_validated(self)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # copy.deepcopy and pickle hand the copy writable arrays (numpy drops the read-only flag), and the
+        # copy's lower/upper are bounds' own: problem.lower[0] = 9 on a copy met numpy's "high - low < 0"
+        self.__dict__.update(state)
+        for name in ("lower", "upper"):
+            value = self.__dict__.get(name)
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+
     def _check_unchanged(self) -> None:
         """Before each solve (and each Evaluator built on it): no field was replaced after construction with
         ``object.__setattr__`` (a budget of -5 ran to Diverged, a lower bound above upper met numpy's
@@ -197,6 +206,21 @@ class BlackBoxProblem(Problem):
         return self.lower.dtype
 
 
+class _History(list):
+    """:attr:`Evaluator.history`: a list that is read-only in place (``ev.history.append((0, nan))`` went past
+    the checks that assigning a new list gets); the evaluator appends through ``list.append``."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise ValueError("history is read-only in place (a record of the evaluations made); assign a new "
+                         "list of (evaluations, best value) pairs (ev.history = [...]) to reset it")
+
+    def __reduce__(self) -> tuple:   # copy and pickle rebuild it whole (their default appends item by item)
+        return (_History, (list(self),))
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+
 class Evaluator:
     """The only door to ``problem.f``: budget-capped, exactly counted, non-finite → ``+inf``.
 
@@ -207,7 +231,8 @@ class Evaluator:
     Its state, public and checked when set (to reset a counter, say): ``problem`` a
     :class:`BlackBoxProblem`, ``evaluations`` and ``nonfinite`` ints >= 0, ``best_value`` and
     ``first_value`` real numbers (``+inf`` before any finite value; NaN refused), ``best_x`` None or a
-    finite point of ``problem.dim`` coordinates, ``history`` a list of (evaluations, best value) pairs.
+    finite point of ``problem.dim`` coordinates (kept as a read-only copy), ``history`` a list of
+    (evaluations, best value) pairs (read-only in place: assign a new list to change it).
     The counts stay consistent: ``evaluations`` <= ``problem.budget``, ``nonfinite`` <= ``evaluations``, a
     finite ``best_value`` needs a ``best_x`` (set ``best_x`` first; reset with ``best_value = inf`` first),
     and a new ``problem`` must fit the evaluations made and ``best_x``.
@@ -260,6 +285,9 @@ class Evaluator:
             slack = 1e-9 * (self.problem.upper - self.problem.lower)
             if np.any(value < self.problem.lower - slack) or np.any(value > self.problem.upper + slack):
                 raise ValueError(f"best_x must be a point of the box bounds, got {value.tolist()!r:.80}")
+            # a read-only copy: ev.best_x[0] = 99 moved the best point out of the box past this check
+            value = value.copy()
+            value.flags.writeable = False
         elif name == "best_x" and math.isfinite(self.__dict__.get("best_value", math.inf)):
             raise ValueError(f"best_x must be a point while best_value is finite ({self.best_value!r}): set "
                              f"best_value = inf first to reset the best point")
@@ -283,6 +311,7 @@ class Evaluator:
                 if after[0] < before[0] or to_float(after[1]) > to_float(before[1]):
                     raise ValueError(f"history must have non-decreasing evaluations and non-increasing best "
                                      f"values, got {before!r:.40} then {after!r:.40}")
+            value = _History(value)
         object.__setattr__(self, name, value)
 
     def _check_fits(self, problem: BlackBoxProblem) -> None:
@@ -382,7 +411,7 @@ class Evaluator:
         if values[i] < self.best_value:
             self.best_x = rows[i].copy()   # first: a finite best_value needs its point
             self.best_value = float(values[i])
-        self.history.append((self.evaluations, self.best_value))
+        list.append(self.history, (self.evaluations, self.best_value))
         return out
 
     def _check_optimum(self, values: np.ndarray, bad: np.ndarray, rows: np.ndarray) -> None:

@@ -1,0 +1,83 @@
+"""Round 18 (issue #43): state changed after construction, then used (blackbox)."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.blackbox import CMAES, RandomSearch, bbob_problem
+
+COPIES = {"deepcopy": copy.deepcopy, "pickle": lambda p: pickle.loads(pickle.dumps(p))}
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("name", ["lower", "upper"])
+@pytest.mark.parametrize("value", [9.0, np.nan, -9.0])
+def test_copied_problem_bounds_stay_read_only(how, name, value):
+    # a copy's arrays were writable (numpy drops the flag): lower[0] = 9 met numpy's "high - low < 0",
+    # lower[0] = 3 moved a frozen problem's box unchecked
+    problem = COPIES[how](bbob_problem(1, 1, 2, 100))
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(problem, name)[0] = value
+    assert problem.bounds[0] is problem.lower and problem.bounds[1] is problem.upper
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("algorithm", [CMAES(), RandomSearch()], ids=["CMAES", "RandomSearch"])
+def test_copied_problem_solves_as_the_original(how, algorithm):
+    problem = bbob_problem(1, 1, 2, 100)
+    expected = solve(problem, algorithm, maxiters=3, seed=0)
+    got = solve(COPIES[how](problem), algorithm, maxiters=3, seed=0)
+    assert got.retcode == expected.retcode
+    np.testing.assert_array_equal(got.x, expected.x)
+
+
+def _evaluated():
+    from algorithms.blackbox import Evaluator
+    ev = Evaluator(bbob_problem(1, 1, 2, 100))
+    ev(np.zeros((3, 2)))
+    return ev
+
+
+@pytest.mark.parametrize("value", [99.0, np.nan, -99.0])
+def test_evaluator_best_x_written_in_place_refused(value):
+    # ev.best_x[0] = 99 moved the best point out of the box past best_x's checks, and runs went on with it
+    ev = _evaluated()
+    with pytest.raises(ValueError, match="read-only"):
+        ev.best_x[0] = value
+    np.testing.assert_array_equal(ev.best_x, [0.0, 0.0])
+
+
+EDITS = {
+    "append": lambda h: h.append((0, float("nan"))),
+    "extend": lambda h: h.extend([(9, 0.0)]),
+    "insert": lambda h: h.insert(0, ("a",)),
+    "setitem": lambda h: h.__setitem__(0, (1, float("nan"))),
+    "delitem": lambda h: h.__delitem__(0),
+    "pop": lambda h: h.pop(),
+    "clear": lambda h: h.clear(),
+    "iadd": lambda h: h.__iadd__([(9, 0.0)]),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_evaluator_history_edited_in_place_refused(edit):
+    # ev.history.append((0, nan)) went past the checks that ev.history = [...] gets
+    ev = _evaluated()
+    before = list(ev.history)
+    with pytest.raises(ValueError, match="history is read-only in place"):
+        EDITS[edit](ev.history)
+    assert ev.history == before
+
+
+def test_evaluator_history_assigned_is_checked_and_kept_growing():
+    ev = _evaluated()
+    with pytest.raises(ValueError, match="history"):
+        ev.history = [(1, float("nan"))]
+    ev.history = []
+    ev(np.ones((2, 2)))
+    assert ev.history == [(5, ev.best_value)]
+    copied = copy.deepcopy(ev)
+    copied(np.ones((1, 2)))
+    assert len(copied.history) == 2 and len(ev.history) == 1
