@@ -1484,7 +1484,7 @@ def _overshooting_call(self, X):
     i = int(np.argmin(values))
     if values[i] < self.best_value:
         self.best_x, self.best_value = X[i].copy(), float(values[i])  # the point first: the value is its
-    self.history.append((self.evaluations, self.best_value))
+    list.append(self.history, (self.evaluations, self.best_value))   # the Evaluator's own append
     return values
 
 
