@@ -105,6 +105,21 @@ _FITTED_ARRAYS = ("train_leaves_", "categorical_", "low_", "high_", "embedding_"
                   "synthetic_")
 
 
+class _FittedCategories(dict):
+    """``categories_`` after fit: column name -> its categories (an immutable pandas Index), read-only. The
+    dict is kept inside the estimator, so ``ae.categories_["c"] = pd.Index([...])`` re-coded that column's
+    rows in silence at the next transform."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise ValueError("categories_ is a fitted attribute of RFAutoencoder, set by fit (read-only); call "
+                         "fit again instead of editing it")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _refuse
+
+    def __reduce__(self) -> tuple:  # pickle/deepcopy rebuild it whole (item by item would be refused)
+        return (_FittedCategories, (dict(self),))
+
+
 class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Encode with a forest's diffusion map, decode with the forest's splits.
 
@@ -479,6 +494,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                                              self.categorical_, np.random.default_rng(seed + 1))
         for name in _FITTED_ARRAYS:  # read-only: synthetic_ written with 1e30 was decoded in silence
             setattr(self, name, read_only(getattr(self, name)))
+        self.categories_ = _FittedCategories(self.categories_)
         return converged
 
     def __setstate__(self, state: dict) -> None:

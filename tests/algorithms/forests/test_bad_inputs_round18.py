@@ -99,3 +99,20 @@ def test_partition_forest_refitted_is_refused():
     for call in calls:
         with pytest.raises(ValueError, match=r"ForestPartition\.forest was refitted"):
             call()
+
+
+@pytest.mark.parametrize("made", ["fitted", "deepcopy", "pickle"])
+@pytest.mark.parametrize("edit", ["set", "delete", "update", "clear"])
+def test_autoencoder_categories_dict_is_read_only(made, edit):
+    # ae.categories_["b"] = pd.Index(["z", "y", "x"]) re-coded column b's rows in silence (next transform)
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=30), "b": pd.Categorical(rng.choice(["x", "y", "z"], 30))})
+    ae = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(frame)
+    Z = ae.transform(frame)
+    ae = {"fitted": ae, "deepcopy": copy.deepcopy(ae), "pickle": pickle.loads(pickle.dumps(ae))}[made]
+    edits = {"set": lambda c: c.__setitem__("b", pd.Index(["z", "y", "x"])), "delete": lambda c: c.pop("b"),
+             "update": lambda c: c.update(b=pd.Index(["z"])), "clear": lambda c: c.clear()}
+    with pytest.raises(ValueError, match="categories_ is a fitted attribute"):
+        edits[edit](ae.categories_)
+    assert np.allclose(ae.transform(frame), Z)
