@@ -1067,8 +1067,9 @@ def _mixed_check(ctx: Context, *, sabotage: bool) -> Outcome:
     seed = int(rng.integers(2**31))
     k = 5  # k > 1 and below n: a decoder that ignores or caps k shows
     ae = RFAutoencoder(n_components=3, n_estimators=10, k=k, random_state=seed).fit(frame)
-    if sabotage:  # a code-to-label mix-up: the fitted category table of "grade" reversed
-        ae.categories_["grade"] = ae.categories_["grade"][::-1]
+    if sabotage:  # a code-to-label mix-up: the fitted category table of "grade" reversed (written past the
+        # read-only guard of categories_, as a bug inside fit would)
+        dict.__setitem__(ae.categories_, "grade", ae.categories_["grade"][::-1])
     # the same estimator fitted on our integer codes: the same forest, hence the same embedding
     plain = RFAutoencoder(n_components=3, n_estimators=10, k=k, random_state=seed).fit(_codes(frame))
     Z = ae.transform(test)

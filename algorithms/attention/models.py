@@ -238,6 +238,10 @@ class SoftmaxAttention(CheckedStateModule):
         overflows X's dtype (float32 tokens near 3e38) is refused naming X.
         """
         _check_vectors(self, ("u", "v"))
+        # set past __setattr__ (object.__setattr__): a NaN beta blamed X, link "zz" named "name", in forward
+        check_positive("beta", self.beta)
+        if not isinstance(self.link, str) or self.link not in LINKS:
+            raise ValueError(f"link must be one of {sorted(LINKS)}, got {self.link!r:.40}")
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
         _check_parameters(self)
@@ -313,6 +317,7 @@ class ErfAttention(CheckedStateModule):
         overflows X's dtype (float32 tokens near 3e38) is refused naming X.
         """
         _check_vectors(self, ("k", "v"))
+        check_positive("lam", self.lam)  # lam = -1 set by object.__setattr__ answered in silence
         X = _check_tokens(X, self.in_features, self.k.dtype)
         check_device("X", X, self.k)
         _check_parameters(self)

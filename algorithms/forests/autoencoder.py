@@ -220,6 +220,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if unknown:
             raise ValueError(f"set_params got unknown parameter(s) {unknown}; RFAutoencoder's parameters are "
                              f"{valid}")
+        nested = sorted(str(name) for name in params if str(name).startswith("forest__"))
+        if nested and params.get("forest", self.forest) is None:  # scikit-learn's AttributeError on None
+            raise ValueError(f"forest is None (the default forest is built at fit from n_estimators): pass "
+                             f"forest=... to set its parameters {nested}")
         return super().set_params(**params)
 
     def _check_params(self) -> None:
@@ -584,7 +588,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         else:
             result = exact_decode(kernel_estimate(Z0, self.dmap_), self.partition_, self.train_leaves_,
                                   self.low_, self.high_, self.categorical_, rng, progress=bool(self.progress))
-            decoded = result.x
+            decoded = result.x.copy()  # the record's x is read-only; the caller gets a writable array
             if not result.solved.all():  # fall back to the nearest training point's synthetic row
                 warnings.warn(f"the exact decoder's ILP found no checked solution for "
                               f"{int((~result.solved).sum())} row(s); those use the 1-NN decoder",

@@ -57,6 +57,8 @@ from algorithms._validation import (
     check_generator,
     check_positive_int,
     check_working_range,
+    read_only,
+    resealed,
     to_float,
 )
 from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap, checked_dmap
@@ -99,7 +101,8 @@ class ExactDecoding:
     (m,) is each ILP's optimal value (NaN where not solved).
 
     Built by hand, it is checked: ``x`` a real (m, d) array, ``leaves`` an int (m, B) array, ``solved`` a
-    bool (m,) array and ``objective`` a real (m,) array, with one m; each refused by name, kept as copies."""
+    bool (m,) array and ``objective`` a real (m,) array, with one m; each refused by name, kept as read-only
+    copies (a write in place raises numpy's "assignment destination is read-only")."""
 
     x: np.ndarray
     leaves: np.ndarray
@@ -126,9 +129,13 @@ class ExactDecoding:
         if not np.all(np.isfinite(x[solved])) or not np.all(np.isfinite(objective[solved])):
             # a solved row with NaN was stored: the decoders' "solved" promise was broken in silence
             raise ValueError("x and objective must be finite in every solved row (NaN marks an unsolved row)")
-        for name, value in (("x", x), ("leaves", leaves.copy()), ("solved", solved.copy()),
-                            ("objective", objective)):
-            object.__setattr__(self, name, value)
+        # read-only copies: x[0] = nan written into a solved row broke the record's own promise in silence
+        for name, value in (("x", x), ("leaves", leaves), ("solved", solved), ("objective", objective)):
+            object.__setattr__(self, name, read_only(value))
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        self.__dict__.update({name: resealed(value) for name, value in state.items()})
 
 
 def _box_bounds(part: ForestPartition, low: np.ndarray, high: np.ndarray, categorical: np.ndarray):

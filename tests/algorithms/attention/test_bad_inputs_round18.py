@@ -38,3 +38,17 @@ def test_model_keeps_its_own_attributes_settable(cls):
         assert getattr(copied, scale) == 2.0
     X = torch.randn(3, 2, 4, dtype=torch.float64)
     assert model(X).shape == (3, 1)
+
+
+@pytest.mark.parametrize(("cls", "name", "value", "words"), [
+    (SoftmaxAttention, "beta", float("nan"), "beta must be > 0"),
+    (SoftmaxAttention, "beta", -1.0, "beta must be > 0"),
+    (SoftmaxAttention, "link", "zz", "link must be one of"), (ErfAttention, "lam", -1.0, "lam must be > 0"),
+    (ErfAttention, "lam", float("inf"), "lam must be > 0"),
+])
+def test_forward_rechecks_hyperparameters_set_past_setattr(cls, name, value, words):
+    # red18b: object.__setattr__(m, "lam", -1.0) answered in silence; a NaN beta blamed X
+    model = cls(4)
+    object.__setattr__(model, name, value)
+    with pytest.raises(ValueError, match=words):
+        model(torch.randn(3, 5, 4, dtype=torch.float64))

@@ -116,3 +116,31 @@ def test_autoencoder_categories_dict_is_read_only(made, edit):
     with pytest.raises(ValueError, match="categories_ is a fitted attribute"):
         edits[edit](ae.categories_)
     assert np.allclose(ae.transform(frame), Z)
+
+
+@pytest.mark.parametrize("field", ["x", "leaves", "solved", "objective"])
+@pytest.mark.parametrize("made", ["built", "deepcopy", "pickle"])
+def test_exact_decoding_arrays_cannot_be_written(field, made):
+    # decoded.x[0] = nan in a solved row was kept: the record's "finite in every solved row" broken in silence
+    from algorithms.forests import ExactDecoding
+    record = ExactDecoding(np.zeros((2, 3)), np.zeros((2, 4), int), np.ones(2, bool), np.zeros(2))
+    record = {"built": record, "deepcopy": copy.deepcopy(record),
+              "pickle": pickle.loads(pickle.dumps(record))}[made]
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(record, field)[0] = 0
+
+
+def test_exact_decoder_inverse_transform_stays_writable():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    ae = RFAutoencoder(n_components=2, n_estimators=3, random_state=0, decoder="exact").fit(X)
+    decoded = ae.inverse_transform(ae.transform(X[:2]))
+    decoded[0, 0] = 1.0  # the caller's own array
+
+
+def test_nested_forest_parameter_without_a_forest_is_refused():
+    # red18b: set_params(forest__max_depth=3) with forest=None met scikit-learn's AttributeError on None
+    from sklearn.ensemble import RandomForestClassifier
+    with pytest.raises(ValueError, match="forest is None"):
+        RFAutoencoder(n_estimators=5).set_params(forest__max_depth=3)
+    ae = RFAutoencoder().set_params(forest=RandomForestClassifier(), forest__max_depth=3)
+    assert ae.forest.max_depth == 3
