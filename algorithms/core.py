@@ -86,6 +86,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     check_working_range,
+    refuse_unknown_attribute,
     remember_validated,
     revalidate_if_reassigned,
     to_float,
@@ -263,7 +264,8 @@ class Stats:
     construction and whenever a field is set afterwards, in subclasses too: every field annotated
     ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a float, a str or an array is refused),
     every other ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge)
-    unless the subclass states a range for it, every ``str`` field a str.
+    unless the subclass states a range for it, every ``str`` field a str. A name that is not a field
+    (``stats.iteratons = 5``) is refused by name (``UnknownAttributeError``, a ValueError).
     """
 
     iterations: int = 0
@@ -277,6 +279,8 @@ class Stats:
         # an output record, but public: Stats(f_calls=inf), iterations=0.5 or "0" were stored as given, and
         # so was stats.iterations = -1 after construction: every field is checked whenever it is set
         kind = _field_types(type(self)).get(name)
+        if kind is None:  # stats.iteratons = 5 (misspelt) was stored beside the real field, in silence
+            refuse_unknown_attribute(self, name, tuple(_field_types(type(self))))
         if kind == "int":
             value = check_int_at_least(name, value, 0)  # a count: at most 2**63 - 1 (2**64 was stored)
         elif kind == "float":
@@ -442,7 +446,10 @@ class Solution:
     stop's last iterate is an answer; what a run computed is not bounded by the working range; an all-NaN
     ``x``, no answer at all, only with ``MaxIters``/``MaxTime``: a backend capped before its first
     iterate); ``stats`` a :class:`Stats`; ``trace`` a list; ``problem``/``algorithm`` a Problem/Algorithm
-    or None. The same checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused).
+    or None. The same checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused),
+    and a name that is not a field (``sol.retcod = ...``) is refused by name (``UnknownAttributeError``, a
+    ValueError). ``x`` and ``trace`` are the caller's own: a write into ``x`` in place or a record appended
+    to ``trace`` is not checked again.
     """
 
     x: Any
@@ -458,6 +465,8 @@ class Solution:
         # a str retcode ("Success") failed later at .successful, a bogus one was kept, a dict of stats
         # failed at wall_time; sol.retcode = "bogus" or sol.value = nan after construction were kept too:
         # every field is checked whenever it is set (the dataclass __init__ sets them one by one)
+        if name not in _field_types(type(self)):  # sol.retcod = "bogus" (misspelt) was stored in silence
+            refuse_unknown_attribute(self, name, tuple(_field_types(type(self))))
         if name == "retcode":
             try:
                 value = RetCode(value)
