@@ -255,6 +255,10 @@ class SAM(torch.optim.Optimizer):
             shown = getattr(base_optimizer, "__name__", type(base_optimizer).__name__)
             raise TypeError(f"base_optimizer must be a torch.optim.Optimizer subclass other than SAM, "
                             f"got {shown}")
+        shared = sorted(k for k in ("rho", "normalize") if _takes(base_optimizer, k))
+        if shared:   # Adadelta read SAM's radius as its own decay rho (one group key for two meanings)
+            raise TypeError(f"base_optimizer {base_optimizer.__name__} takes the keyword(s) {shared}, which "
+                            "SAM uses for itself in the shared parameter groups; use another base optimizer")
         try:
             closure = inspect.signature(base_optimizer.step).parameters.get("closure")
         except (TypeError, ValueError):
@@ -514,7 +518,9 @@ class SAM(torch.optim.Optimizer):
                     for key in ("theta", "e_w"):   # edited since first_step: named, not torch's size error
                         if key in self.state[p]:
                             _check_saved_point(self.state[p][key], p,
-                                               f"SAM.second_step: state[param]['{key}']")
+                                               f"SAM.second_step: state[param]['{key}']",
+                                               finite=key == "theta" and not self.__dict__.get(
+                                                   "_nonfinite_stepped", False))
                     e_w = self.state[p].pop("e_w")
                     theta = self.state[p].pop("theta", None)   # absent in a state saved before round 14
                     if theta is not None:
@@ -683,10 +689,11 @@ def _check_same_groups(own: list[Any], base: list[Any]) -> None:
                                  f"{shown[1]}: a SAM.state_dict() holds the groups twice; edit both alike")
 
 
-def _check_saved_point(value: Any, p: torch.Tensor, where: str) -> None:
+def _check_saved_point(value: Any, p: torch.Tensor, where: str, finite: bool = False) -> None:
     """θ or ε saved by ``first_step`` (in a state_dict or the live state): a floating tensor of the
     parameter's shape. Another shape loaded and failed inside ``second_step`` with torch's size error, a
-    str with ``copy_``'s TypeError."""
+    str with ``copy_``'s TypeError. With ``finite`` (the live θ, unless a documented NaN step ran) also
+    finite and in the working range."""
     if not isinstance(value, torch.Tensor) or not value.is_floating_point():
         shown = f"a {value.dtype} tensor" if isinstance(value, torch.Tensor) else type(value).__name__
         raise ValueError(f"{where} must be a floating tensor of the parameter's shape {tuple(p.shape)} "
@@ -694,6 +701,10 @@ def _check_saved_point(value: Any, p: torch.Tensor, where: str) -> None:
     if value.shape != p.shape:
         raise ValueError(f"{where} has shape {tuple(value.shape)}, the parameter has {tuple(p.shape)} (a "
                          "state of another model)")
+    if finite and value.numel() and not float(value.detach().abs().max()) <= WORKING_MAX:
+        # NaN or 1e39 written into the live θ between the two steps was restored into the weights
+        raise ValueError(f"{where} holds NaN, inf or an entry past the working range (3.4e38); second_step "
+                         "would restore it into the weights")
 
 
 # ----------------------------------------------------------------------------- problem

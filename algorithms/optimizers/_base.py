@@ -211,6 +211,7 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
         items = value if isinstance(value, tuple | list) else (value,)
         checked = []
         for i, item in enumerate(items):
+            item = _one_number(f"{where}{key}", item)
             if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Real):
                 checked.append(item)
                 continue
@@ -233,6 +234,20 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
     if lr is not None and isinstance(wd, float):
         check_decay_product(lr, check_nonnegative(f"{where}weight_decay", wd), where)
     return out
+
+
+def _one_number(name: str, item: Any) -> Any:
+    """A one-element tensor or array as its number (then checked as the number is: momentum = tensor(nan)
+    was stepped, weight_decay = np.array(1e39) drove the weights to 1e73); anything else as it is."""
+    if isinstance(item, torch.Tensor) and item.numel() == 1:
+        if item.dtype == torch.bool or item.is_complex():
+            raise TypeError(f"{name} must be a real number, got a {item.dtype} tensor")
+        return item.item()
+    if isinstance(item, np.ndarray) and item.size == 1:
+        if item.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be a real number, got a {item.dtype} array")
+        return item.item()
+    return item
 
 
 def check_unit_interval(name: str, value: Any) -> float:
@@ -518,6 +533,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
         if seen is None:
             return
         self._check_state_finite()
+        self._check_live_keys(seen)
         index = -1
         for group in self.param_groups:
             settings = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
@@ -529,6 +545,20 @@ class MatrixOptimizer(torch.optim.Optimizer):
                            or (isinstance(value, torch.Tensor) and seen[(id(p), key)][1] != value._version)]
                 if touched:
                     self._check_live_entry(index, p, entry, touched, settings)
+
+    def _check_live_keys(self, seen: dict[tuple[int, str], Any]) -> None:
+        """No entry deleted from a parameter's live state (that part restarted in silence, or torch's
+        KeyError 'left_root'); clearing the whole entry restarts the parameter, as in torch."""
+        kept: dict[int, set[str]] = {}
+        for pid, key in seen:
+            kept.setdefault(pid, set()).add(key)
+        for index, p in enumerate(q for group in self.param_groups for q in group["params"]):
+            entry = self.state.get(p)
+            missing = sorted(map(str, kept.get(id(p), set()) - set(entry))) if entry else []
+            if missing:
+                raise ValueError(f"{type(self).__name__}.step: state[param {index}] lost the entries "
+                                 f"{missing} after the last step; the step needs all of them (clear "
+                                 "the whole entry to restart the parameter, or reload a saved state_dict)")
 
     def _check_state_finite(self) -> None:
         """Every floating state tensor finite (:func:`check_state_finite`)."""

@@ -122,6 +122,18 @@ class NonFiniteTheta(ValueError):
     """``theta`` has NaN/inf entries (a solve reports ``Diverged``; a direct call gets this ValueError)."""
 
 
+def _model_fingerprint(model: torch.nn.Module) -> tuple:
+    """What a change of f usually touches, cheap to read: buffers (identity, version), the modules, their
+    modes and hooks, torch's global forward hooks."""
+    from torch.nn.modules import module as nn_module
+
+    buffers = tuple((name, id(b), b._version) for name, b in model.named_buffers())
+    modules = tuple((id(m), m.training, len(m._forward_hooks), len(m._forward_pre_hooks))
+                    for m in model.modules())
+    hooks = (len(nn_module._global_forward_hooks), len(nn_module._global_forward_pre_hooks))
+    return buffers, modules, hooks, _parameter_layout(model)
+
+
 def _parameter_layout(model: torch.nn.Module) -> list[tuple[str, tuple[int, ...], torch.dtype]]:
     """The names, shapes and dtypes of ``model``'s parameters (``.half()`` or a replaced layer changes
     them)."""
@@ -160,10 +172,14 @@ class UnlearningProblem(Problem):
     its own stopping test held (its docstring), not that D_r is fit; rows that differ only by round-off
     give interpolators of huge norm (ill-conditioned, not invalid). The model's registered parameters are
     copied at construction: ``init_params`` (Retrain's start) does not follow later edits of the model. The
-    model itself must stay as it was built: a solve refuses, naming ``model``, one whose outputs at ``params``
-    on the first retain rows differ from then (switched to train() with a Dropout or BatchNorm, a layer
-    replaced, a buffer edited, a forward hook added) or whose parameters were converted or replaced
-    (``.half()``); a change that leaves f as it was (``.eval()`` on a model without such layers) passes.
+    model itself must stay as it was built: a solve, :meth:`predict`, :meth:`loss` and :meth:`jacobian`
+    refuse, naming ``model``, one whose outputs at ``params`` on the retain and forget rows differ from then
+    (switched to train() with a Dropout or BatchNorm, a layer replaced, a buffer edited, a forward hook added)
+    or whose parameters were converted or replaced (``.half()``); a change that leaves f as it was
+    (``.eval()`` on a model without such layers) passes. The retain and forget tensors are the problem's
+    own copies: one changed in place afterwards (torch has no read-only tensors) is refused by the next
+    solve, naming it (``retain X``, ``forget y``, ...); build a new problem for other data. ``params``
+    written in place is validated again and used, as any problem field.
     The model's forward gets copies of the data: one that writes into its input before using it
     (``nn.ReLU(inplace=True)`` first) runs; one that writes into a tensor after using it (which the gradient
     needs unchanged) is refused at the solve, a ValueError naming the model.
@@ -230,6 +246,10 @@ class UnlearningProblem(Problem):
         object.__setattr__(self, "_init_params", init.detach().clone())  # the fresh start, as it was built
         object.__setattr__(self, "_model_layout", _parameter_layout(self.model))
         object.__setattr__(self, "_model_outputs", self._probe_outputs())
+        object.__setattr__(self, "_model_fingerprint", _model_fingerprint(self.model))
+        # private copies: torch has no read-only tensors, and an in-place edit of the forget X or params ran
+        # to Success on the edited data (one of the retain X was blamed on the model)
+        object.__setattr__(self, "_built_data", tuple(t.clone() for t in (params, *retain, *forget)))
 
     def _check_unchanged(self) -> None:
         """Before each solve: the tensors checked finite at construction still are (torch has no read-only
@@ -245,13 +265,29 @@ class UnlearningProblem(Problem):
             if not in_working_range(tensor):  # 1e39 written via .data (no version bump)
                 raise ValueError(f"{name} has entries past the working range (3.4e38; written after the "
                                  f"problem was built: it was checked then); build a new UnlearningProblem")
+        for (name, tensor), built in zip(tensors, self.__dict__.get("_built_data", ()), strict=False):
+            if not (tensor.shape == built.shape and torch.equal(tensor, built)):
+                raise ValueError(f"{name} was changed in place after the problem was built (its entries or "
+                                 f"its shape differ from then); the problem is the data it was built with: "
+                                 f"build a new UnlearningProblem for other data")
         self._check_model_unchanged()
 
     def _probe_outputs(self) -> torch.Tensor:
-        """The model's outputs at θ* on the first retain rows (what a solve's f is made of)."""
+        """The model's outputs at θ* on every retain and forget row (what a solve's f is made of; the first
+        16 retain rows missed a buffer edit seen only on later rows)."""
         with torch.no_grad():
-            return functional_forward(self.model, self._unflatten(self.params),
-                                      (self.retain[0][:16].clone(),)).detach().clone()
+            rows = torch.cat([self.retain[0], self.forget[0]])
+            return functional_forward(self.model, self._unflatten(self.params), (rows,)).detach().clone()
+
+    def _check_model_fingerprint(self) -> None:
+        """:meth:`predict`, :meth:`loss` and :meth:`jacobian` on the model as it was built: a cheap look at
+        its buffers (by version), hooks, modules and modes; where any changed, the outputs are compared as a
+        solve compares them (a forward hook or a buffer edited was used by these methods in silence)."""
+        now = _model_fingerprint(self.model)
+        if now == self.__dict__.get("_model_fingerprint", now):
+            return
+        self._check_model_unchanged()
+        object.__setattr__(self, "_model_fingerprint", now)      # changed without changing f: passes
 
     def _check_model_unchanged(self) -> None:
         """Refuse, naming ``model``, a model changed since the problem was built so that f changed: its
@@ -382,6 +418,7 @@ class UnlearningProblem(Problem):
         (0, out_features) result.
         """
         self._check_theta(theta)
+        self._check_model_fingerprint()
         return self._forward(theta, X)
 
     def _forward(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
@@ -434,6 +471,7 @@ class UnlearningProblem(Problem):
         output instead of one per (row, output) pair.
         """
         self._check_theta(theta)
+        self._check_model_fingerprint()
         if not isinstance(X, torch.Tensor) or X.ndim != 2:  # a 0-d X met vmap's ValueError
             shape = tuple(X.shape) if isinstance(X, torch.Tensor) else type(X).__name__
             raise ValueError(f"X must be a 2-D (n, in_features) torch tensor, got {shape}")

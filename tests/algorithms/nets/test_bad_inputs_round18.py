@@ -1,5 +1,6 @@
 """Round 18 of issue #43 (nets): SAM's and its base optimizer's state changed after a step."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -112,3 +113,38 @@ def test_two_layer_relu_refuses_a_bias_set_after_construction_without_its_flag(n
     setattr(model, name, value)
     with pytest.raises(TypeError, match=rf"TwoLayerReLU.{name} was set to"):
         model(torch.randn(5, 2, dtype=torch.float64))
+
+
+T64 = lambda v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
+
+
+@pytest.mark.parametrize("key, value", [("weight_decay", T64(1e39)), ("momentum", T64(float("nan"))),
+                                        ("dampening", T64(1e39)), ("weight_decay", np.array(1e39))])
+def test_sam_checks_a_tensor_or_array_keyword_as_the_number(key, value):
+    # red18a: the number is refused, the 0-d tensor was taken and stepped (weights ~1e74 or NaN)
+    w = torch.nn.Parameter(torch.randn(4, 3, dtype=torch.float64))
+    with pytest.raises(ValueError, match=key):
+        SAM([w], lr=0.01, **{"momentum": 0.5, key: value})
+    _, optimizer, closure = _stepped(momentum=0.5)
+    optimizer.param_groups[0][key] = value
+    with pytest.raises(ValueError, match=key):
+        optimizer.step(closure)
+
+
+def test_sam_refuses_a_base_optimizer_sharing_its_keys():
+    # red18a: Adadelta read SAM's radius rho as its own decay coefficient
+    with pytest.raises(TypeError, match=r"base_optimizer Adadelta takes the keyword\(s\) \['rho'\]"):
+        SAM([torch.nn.Parameter(torch.randn(3))], base_optimizer=torch.optim.Adadelta, rho=0.0, lr=1.0)
+
+
+@pytest.mark.parametrize("fill", [float("nan"), 1e39])
+def test_sam_refuses_its_live_theta_written_between_the_steps(fill):
+    # red18a: NaN (or 1e39) written into state[w]['theta'] was restored into the weights
+    w = torch.nn.Parameter(torch.randn(3, dtype=torch.float64))
+    optimizer = SAM([w], lr=0.1, rho=0.05, momentum=0.9)
+    ((w - 1) ** 2).sum().backward()
+    optimizer.first_step(zero_grad=True)
+    ((w - 1) ** 2).sum().backward()
+    optimizer.state[w]["theta"].fill_(fill)
+    with pytest.raises(ValueError, match=r"state\[param\]\['theta'\] holds NaN, inf or an entry past"):
+        optimizer.second_step()

@@ -193,3 +193,24 @@ def test_block_optimizer_block_names_cannot_be_changed():
     assert optimizer.state_dict()["schedule"]["block_names"][0] == ["0.weight", "0.bias"]
     with pytest.raises(ValueError, match="block_names is fixed at construction"):
         optimizer.block_names = [["x"]]
+
+
+@pytest.mark.parametrize("cls, key", [(Shampoo, "left_root"), (Shampoo, "momentum"), (SOAP, "step")])
+def test_an_entry_deleted_from_the_live_state_is_refused(cls, key):
+    # red18a: KeyError 'left_root' naming nothing, or that part of the state restarted in silence
+    w, optimizer = _float64_stepped(cls)
+    del optimizer.state[w][key]
+    w.grad = torch.ones_like(w)
+    with pytest.raises(ValueError, match=rf"lost the entries \['{key}'\]"):
+        optimizer.step()
+
+
+@pytest.mark.parametrize("value", [torch.tensor(1e39, dtype=torch.float64), torch.tensor(float("nan")),
+                                   __import__("numpy").array(1e39)])
+def test_block_optimizer_checks_a_tensor_or_array_keyword_as_the_number(value):
+    # red18a: weight_decay = np.array(1e39) was taken (the number refused) and drove the weights to 1e73
+    from algorithms.optimizers import BlockOptimizer
+
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+    with pytest.raises(ValueError, match="weight_decay"):
+        BlockOptimizer(model, lr=0.01, weight_decay=value)

@@ -1,0 +1,58 @@
+"""Round 18 of issue #43 (unlearning): the problem's data and model changed after construction."""
+
+import pytest
+import torch
+
+from algorithms.core import solve
+from algorithms.unlearning import GradientDescent, Retrain, UnlearningProblem, linear_task
+
+
+@pytest.mark.parametrize("which, index, name", [("retain", 0, "retain X"), ("retain", 1, "retain y"),
+                                                 ("forget", 0, "forget X"), ("forget", 1, "forget y")])
+def test_data_changed_in_place_after_construction_is_refused_naming_it(which, index, name):
+    # red18b: forget X edited in place ran to Success on the edited data (a retain X edit blamed the model)
+    problem = linear_task(5, 20, 2)
+    getattr(problem, which)[index].view(-1)[0] += 1.0
+    with pytest.raises(ValueError, match=f"{name} was changed in place after the problem was built"):
+        solve(problem, GradientDescent())
+
+
+class _Shifted(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(2, 1, dtype=torch.float64)
+        self.register_buffer("shift", torch.zeros((), dtype=torch.float64))
+
+    def forward(self, x):
+        return self.lin(x) + self.shift * (x[:, :1] > 1.5)
+
+
+def _problem():
+    torch.manual_seed(0)
+    model = _Shifted()
+    X = torch.cat([torch.rand(16, 2, dtype=torch.float64), 2 + torch.rand(8, 2, dtype=torch.float64)])
+    Xf = torch.rand(3, 2, dtype=torch.float64)
+    theta = torch.tensor([1.0, 1.0, 0.0], dtype=torch.float64)
+    return model, UnlearningProblem(model, theta, (X, X.sum(1)), (Xf, Xf.sum(1)))
+
+
+def test_a_buffer_edit_seen_only_on_later_rows_is_refused_by_solve():
+    # red18b: the probe read the first 16 retain rows only; rows 17..24 changed and the solve ran
+    model, problem = _problem()
+    model.shift.fill_(10.0)
+    with pytest.raises(ValueError, match="model was changed after the problem was built"):
+        solve(problem, Retrain(), seed=0)
+
+
+@pytest.mark.parametrize("method", ["predict", "loss", "jacobian"])
+def test_the_problems_methods_refuse_a_model_changed_after_construction(method):
+    # red18b: a forward hook adding 100 was used by loss/predict in silence
+    model, problem = _problem()
+    X = problem.retain[0]
+    args = {"predict": (X,), "loss": (problem.retain,), "jacobian": (X,)}[method]
+    handle = model.lin.register_forward_hook(lambda mod, inputs, out: out + 100)
+    with pytest.raises(ValueError, match="model was changed after the problem was built"):
+        getattr(problem, method)(problem.params, *args)
+    handle.remove()
+    model.eval()        # a change that leaves f as it was passes
+    assert float(problem.loss(problem.params, problem.retain)) < 1e-20
