@@ -1441,6 +1441,21 @@ def resealed(value: Any) -> Any:
     return value
 
 
+def reseal_state(instance: Any, state: dict) -> None:
+    """``__setstate__`` of a frozen problem whose arrays are read-only: numpy gives them back writable after
+    pickling or ``copy.deepcopy`` (a write into the copy's array then went through), so each is sealed again;
+    a field still the array validated at construction keeps its stamp (no rebuild at the first solve)."""
+    old = dict(state)
+    state = {name: read_only(value) if isinstance(value, np.ndarray) else value
+             for name, value in old.items()}
+    seen = state.get("_validated_fields")
+    if isinstance(seen, dict):
+        state["_validated_fields"] = {
+            name: (state[name] if name in state and entry[0] is old.get(name) else entry[0], entry[1])
+            for name, entry in seen.items()}
+    instance.__dict__.update(state)
+
+
 def read_only(array: np.ndarray) -> np.ndarray:
     """``array``'s data in immutable memory (a ``bytes`` copy): a read-only array that owns its data can be
     made writable again (``a.setflags(write=True)``, or ``a.base.setflags(write=True)`` on a view of it),

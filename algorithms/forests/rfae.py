@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_positive_int,
     read_only,
+    reseal_state,
 )
 from algorithms.core import (
     Algorithm,
@@ -86,6 +87,10 @@ class AutoencodingProblem(Problem):
             if X_test.shape[0] == 0:  # the held-out error of no rows is undefined (a mean over nothing)
                 raise ValueError("X_test must have at least 1 row (or be None for no held-out set), got 0")
             object.__setattr__(self, "X_test", read_only(X_test))
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        reseal_state(self, state)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,9 @@ from algorithms._validation import (
     check_generator,
     check_nonnegative,
     check_working_range,
+    read_only,
     remember_validated,
+    reseal_state,
     revalidate_if_reassigned,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
@@ -233,7 +235,7 @@ class PurestStateProblem(Problem):
             # kept at the caller's precision: upcast to complex128, a complex64 state's trace error 1.5e-8 was
             # judged at float64's tolerance 1e-8, so purity(problem.states[0]) refused the problem's own state
             stacked = stacked.astype(np.complex64)
-        stacked.flags.writeable = False
+        stacked = read_only(stacked)  # immutable memory: the flag cannot be turned back on and written
         object.__setattr__(self, "states", stacked)
         if isinstance(self.copies, bool) or not isinstance(self.copies, int | np.integer):
             raise TypeError(f"copies must be an int, got {type(self.copies).__name__} {self.copies!r}")
@@ -245,6 +247,10 @@ class PurestStateProblem(Problem):
         object.__setattr__(self, "_purities", purities)
         object.__setattr__(self, "_states_crc", _crc(stacked))
         remember_validated(self)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: ``states`` read-only again (numpy gives it back writable)."""
+        reseal_state(self, state)
 
     def _check_unchanged(self) -> None:
         """The states written in place after their read-only flag was turned off (``p.states.flags.writeable

@@ -1,0 +1,39 @@
+"""Round 18: a problem's arrays stay read-only after pickling or deepcopy (quantum; forests' problem too)."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.forests import RFAE, AutoencodingProblem
+from algorithms.quantum import PurestStateProblem, UniformAllocation, random_state
+
+
+def _purest() -> PurestStateProblem:
+    states = [random_state(1, purity=p, seed=i) for i, p in enumerate((0.6, 0.9))]
+    return PurestStateProblem(states, copies=200)
+
+
+def _autoencoding() -> AutoencodingProblem:
+    rng = np.random.default_rng(0)
+    return AutoencodingProblem(rng.normal(size=(30, 3)), y=np.arange(30) % 2, X_test=np.ones((2, 3)))
+
+
+@pytest.mark.parametrize(("make", "field"), [(_purest, "states"), (_autoencoding, "X"), (_autoencoding, "y"),
+                                             (_autoencoding, "X_test")])
+@pytest.mark.parametrize("made", ["built", "deepcopy", "pickle"])
+def test_problem_arrays_stay_read_only(make, field, made):
+    # a deep-copied PurestStateProblem's states came back writable (README: problems keep arrays read-only),
+    # and the flag of the original could be turned back on
+    problem = make()
+    problem = {"built": problem, "deepcopy": copy.deepcopy(problem),
+               "pickle": pickle.loads(pickle.dumps(problem))}[made]
+    array = getattr(problem, field)
+    with pytest.raises(ValueError, match="read-only"):
+        array[0] = 0
+    with pytest.raises(ValueError):
+        array.flags.writeable = True
+    algorithm = UniformAllocation() if isinstance(problem, PurestStateProblem) else RFAE(n_estimators=5)
+    assert solve(problem, algorithm, seed=0).successful
