@@ -87,6 +87,8 @@ def check_score_model(model, name: str = "model") -> None:
                             f"supported (convert the model with .double() or .float())")
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor.detach()).all()):
             raise ValueError(f"{name}'s parameter {key!r} contains NaN or inf entries")
+        if tensor.is_floating_point():   # 1e39 written in place (load_state_dict refuses it): the range rule
+            check_entries_in_range(f"{name}'s parameter {key!r}", tensor)
 
 
 def _check_model_attributes(model, name: str = "model") -> None:
@@ -412,6 +414,9 @@ class GaussianScore(ScoreModel):
                                                     and bool((self.var > 0).all())):
             raise ValueError("mean and var (the buffers) must be finite with var > 0: written in place after "
                              "construction; build a new GaussianScore")
+        for key in ("mean", "var"):   # 1e39 written in place (load_state_dict refuses it)
+            check_entries_in_range(f"GaussianScore's buffer {key!r} (written in place after construction)",
+                                   self._buffers[key])
         x, t = X[:, :-1], X[:, -1:]
         ab, noise_var = self.schedule.alpha_bar(t), self.schedule.noise_variance(t)
         return -(x - ab.sqrt() * self.mean.to(X.dtype)) / (ab * self.var.to(X.dtype) + noise_var)
@@ -501,6 +506,9 @@ class ScoreMLP(ScoreModel):
             if weight.device.type != "meta" and not bool(torch.isfinite(weight.detach()).all()):
                 raise ValueError(f"ScoreMLP's parameter {key!r} contains NaN or inf entries (written in "
                                  f"place after construction or loaded); build or train a new model")
+            if weight.device.type != "meta":   # 1e39 written in place (load_state_dict refuses it)
+                check_entries_in_range(f"ScoreMLP's parameter {key!r} (written in place after construction)",
+                                       weight)
         sigma = self.schedule.noise_variance(X[:, -1:]).sqrt()
         if X.shape[0] and not bool((sigma > 0).all()):   # t_min = 1e-300: ε/0, an infinite score in silence
             raise ValueError(f"t (the last column of X) = {float(X[:, -1].min())!r} is too small: the noise "

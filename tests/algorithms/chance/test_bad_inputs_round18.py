@@ -47,3 +47,29 @@ def test_time_twins_give_the_number_answer(call, form):
 def test_time_out_of_range_refused_in_every_form(call, value, form):
     with pytest.raises(ValueError, match=r"\bt\b"):
         CALLS[call](form(value))
+
+
+def _mlp_weight(model):
+    return model.net[0].weight
+
+
+@pytest.mark.parametrize("where", ["mean", "var", "mlp"])
+@pytest.mark.parametrize("use", ["forward", "tweedie_mean", "guidance_term"])
+def test_weight_past_working_range_written_in_place_refused(where, use):
+    # load_state_dict refuses an entry of 1e39; the same entry written in place was used (red18a)
+    from algorithms.chance import ScoreMLP
+    model = ScoreMLP(2, hidden=4) if where == "mlp" else _model()
+    with torch.no_grad():
+        (_mlp_weight(model) if where == "mlp" else getattr(model, where)).view(-1)[0] = 1e39
+    calls = {"forward": lambda: model(torch.full((3, 3), 0.5, dtype=torch.float64)),
+             "tweedie_mean": lambda: tweedie_mean(model, _x(), 0.5),
+             "guidance_term": lambda: guidance_term(model, _objective, _x(), 0.5, beta=1.0)}
+    with pytest.raises(ValueError, match=r"(parameter|buffer) '(mean|var|net\.0\.weight)'.*working range"):
+        calls[use]()
+
+
+def test_weight_inside_working_range_written_in_place_is_used():
+    model = _model()
+    with torch.no_grad():
+        model.var.fill_(3.0e38)
+    assert bool(torch.isfinite(tweedie_mean(model, _x(), 0.5)).all())
