@@ -6,7 +6,7 @@ from typing import Any
 
 from torch import nn
 
-from algorithms._validation import check_module_load
+from algorithms._validation import check_module_load, refuse_unknown_attribute
 
 __all__ = ["CheckedStateModule", "check_structure", "refuse_reassignment", "remember_structure"]
 
@@ -79,3 +79,19 @@ def check_structure(module: nn.Module) -> None:
         shown = ", ".join(f"{k}: {built.get(k, 'absent')} -> {now.get(k, 'absent')}" for k in changed[:4])
         raise ValueError(f"{kind}'s submodules or parameters were replaced after construction ({shown}); "
                          f"its sizes are fixed: build a new {kind}")
+
+
+def fix_attributes(module: nn.Module) -> None:
+    """Called last in a module's ``__init__``: from then on :func:`refuse_unknown_module_attribute` refuses
+    a public name the module does not have."""
+    module.__dict__["_attributes_fixed"] = True
+
+
+def refuse_unknown_module_attribute(module: nn.Module, name: str, value: Any) -> None:
+    """Called from a module's ``__setattr__``: once built (:func:`fix_attributes`), a public name that is
+    none of its attributes, parameters, buffers or submodules is refused by name (``net.channelss = 8`` or
+    ``model.seed = 7`` was stored and ignored in silence). A submodule or Parameter assigned under a new name
+    is torch's registration (refused at use by :func:`check_structure` where the structure is fixed)."""
+    if not module.__dict__.get("_attributes_fixed") or isinstance(value, nn.Module | nn.Parameter):
+        return
+    refuse_unknown_attribute(module, name, (*module._parameters, *module._buffers, *module._modules))

@@ -101,6 +101,7 @@ from algorithms._validation import (
     check_seed,
     check_working_range,
     physical_memory,
+    refuse_unknown_attribute,
     remember_validated,
     revalidate_if_reassigned,
     run_values,
@@ -464,6 +465,8 @@ class CEIAskTell:
         elif name in ("problem", "seed") and name in self.__dict__:
             raise ValueError(f"{name} is fixed once the run has started (it made the initial design); start "
                              f"a new run with CEI.ask_tell(...) instead")
+        # bo.algoritm = CEI(fit=False) was stored and ignored: a name the run does not take is refused
+        refuse_unknown_attribute(self, name, ("algorithm", "problem", "seed"))
         object.__setattr__(self, name, value)
 
     def __init__(self, algorithm: CEI, problem: ConstrainedBOProblem, seed: int) -> None:

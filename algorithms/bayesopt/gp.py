@@ -30,6 +30,7 @@ from algorithms._validation import (
     check_bool,
     check_count,
     check_seed,
+    refuse_unknown_attribute,
     stable_norm,
 )
 from algorithms.bayesopt.kernels import TINY, Kernel, check_scale
@@ -143,6 +144,8 @@ class GaussianProcess:
             raise ReadOnlyError(f"{name} is read-only (the observations and their factor): add(X, y) appends "
                                 f"observations; a new GaussianProcess starts over")
         if name not in self._HYPERPARAMETERS:
+            # gp.jiter = 1e-2 was stored and ignored (the jitter kept): a name the GP does not take is refused
+            refuse_unknown_attribute(self, name, self._HYPERPARAMETERS)
             object.__setattr__(self, name, value)
             return
         if name == "kernel":

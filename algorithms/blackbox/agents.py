@@ -40,7 +40,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, check_structure, refuse_reassignment, remember_structure
+from algorithms._modules import (
+    CheckedStateModule,
+    check_structure,
+    fix_attributes,
+    refuse_reassignment,
+    refuse_unknown_module_attribute,
+    remember_structure,
+)
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     LAYER_OVERHEAD_BYTES,
@@ -188,6 +195,7 @@ class _Agent(CheckedStateModule):
 
     def __setattr__(self, name: str, value: Any) -> None:
         refuse_reassignment(self, name, value, ("hidden",))
+        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
 
@@ -213,6 +221,8 @@ class WorkflowGenerator(_Agent):
             self.head = nn.Linear(hidden, len(TOKENS))
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
         remember_structure(self)   # a layer replaced by one of another shape is refused at use
+        if type(self) is WorkflowGenerator:   # a user's subclass sets its own attributes after this __init__
+            fix_attributes(self)   # a misspelt public name set later is refused (stored and ignored before)
 
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``.
@@ -322,6 +332,8 @@ class HyperparameterController(_Agent):
             self.value = nn.Linear(hidden, 1)
         self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
         remember_structure(self)
+        if type(self) is HyperparameterController:   # a user subclass: its own attributes
+            fix_attributes(self)   # a misspelt public name set later is refused (stored and ignored before)
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
                                                                              torch.Tensor]:

@@ -58,6 +58,7 @@ from algorithms._validation import (
     check_str,
     check_takes,
     check_working_range,
+    refuse_unknown_attribute,
     remember_validated,
     returned_scalar,
     revalidate_if_reassigned,
@@ -244,6 +245,9 @@ class Evaluator:
     def __setattr__(self, name: str, value: Any) -> None:
         # the counters were plain attributes: evaluations = "0" or 1.5, best_value = None, problem = 3 were
         # kept, and the next call failed inside (a bare TypeError/AttributeError) or counted a budget of 1.5
+        # ev.evaluation = 5 was stored and ignored (the count kept): a name the Evaluator does not take
+        refuse_unknown_attribute(self, name, ("problem", "nonfinite", "evaluations", "best_x", "best_value",
+                                              "first_value", "history"))
         if name == "problem" and not isinstance(value, BlackBoxProblem):
             raise TypeError(f"problem must be a BlackBoxProblem, got {type(value).__name__}")
         if name == "problem":

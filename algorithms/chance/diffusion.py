@@ -32,7 +32,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, check_structure, refuse_reassignment, remember_structure
+from algorithms._modules import (
+    CheckedStateModule,
+    check_structure,
+    fix_attributes,
+    refuse_reassignment,
+    refuse_unknown_module_attribute,
+    remember_structure,
+)
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     WORKING_MIN,
@@ -259,6 +266,7 @@ class ScoreModel(CheckedStateModule):
         if name == "schedule" and not isinstance(value, VPSchedule):
             raise TypeError(f"schedule must be a VPSchedule, got {type(value).__name__}")
         refuse_reassignment(self, name, value, ("in_features", "out_features", "n", "hidden"))
+        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
@@ -377,6 +385,8 @@ class GaussianScore(ScoreModel):
                              f"{float(std.min())!r} to {float(std.max())!r}")
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
         self.register_buffer("var", var)
+        if type(self) is GaussianScore:   # a user's subclass sets its own attributes after this __init__
+            fix_attributes(self)   # a misspelt public name set later is refused (stored and ignored before)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """torch's ``load_state_dict(state_dict, strict, assign)``, after the checks every module of the
@@ -473,6 +483,8 @@ class ScoreMLP(ScoreModel):
             finally:
                 torch.random.set_rng_state(generator_state)
         remember_structure(self)   # a layer replaced by one of another shape is refused at use
+        if type(self) is ScoreMLP:   # a user's subclass sets its own attributes after this __init__
+            fix_attributes(self)   # a misspelt public name set later is refused (stored and ignored before)
 
     def _check_layers(self) -> None:
         """The layers as built and of one dtype: net[0].weight replaced by a (9, 9) one met torch's "mat1 and

@@ -21,7 +21,12 @@ import math
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, refuse_reassignment
+from algorithms._modules import (
+    CheckedStateModule,
+    fix_attributes,
+    refuse_reassignment,
+    refuse_unknown_module_attribute,
+)
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
@@ -146,6 +151,8 @@ class NullSpaceNet(CheckedStateModule):
         with torch.random.fork_rng():  # seeded init without touching the global generator
             torch.manual_seed(seed)
             self.body = _body(channels, depth, type(self).__name__)
+        if type(self) is NullSpaceNet:   # a user's subclass sets its own attributes after this __init__
+            fix_attributes(self)   # a misspelt public name set later is refused (stored and ignored before)
 
     def __setattr__(self, name: str, value) -> None:
         # set after construction: scale = NaN gave NaN predictions in silence; another operator/projection
@@ -154,6 +161,7 @@ class NullSpaceNet(CheckedStateModule):
                                                 "channels", "depth", "seed"))
         if name == "scale" and "scale" in self.__dict__:
             value = check_positive("scale", value)
+        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
@@ -206,10 +214,13 @@ class ResidualDenoiser(CheckedStateModule):
         with torch.random.fork_rng():
             torch.manual_seed(self.seed)
             self.body = _body(channels, depth, type(self).__name__)
+        if type(self) is ResidualDenoiser:   # a user's subclass sets its own attributes after this __init__
+            fix_attributes(self)   # a misspelt public name set later is refused (stored and ignored before)
 
     def __setattr__(self, name: str, value) -> None:
         # d.depth = 9 after construction was stored as a new attribute, the network unchanged
         refuse_reassignment(self, name, value, ("channels", "depth", "seed"))
+        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

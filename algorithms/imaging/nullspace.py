@@ -38,6 +38,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_seed,
     refuse_sparse,
+    refuse_unknown_attribute,
 )
 from algorithms.imaging.operators import (
     Blur,
@@ -325,6 +326,11 @@ class NullSpaceProjector:
         self._image_shape = operator.image_shape
         # private: P written in place (×3) was answered as the projector (red12a); ``matrix`` is a copy
         self._matrix = basis @ basis.T
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # P.image_shapee = ... was stored and ignored: a name the projector does not take is refused
+        refuse_unknown_attribute(self, name, ())
+        object.__setattr__(self, name, value)
 
     @property
     def image_shape(self) -> tuple[int, int]:

@@ -81,3 +81,26 @@ def test_evaluator_history_assigned_is_checked_and_kept_growing():
     copied = copy.deepcopy(ev)
     copied(np.ones((1, 2)))
     assert len(copied.history) == 2 and len(ev.history) == 1
+
+
+# ---- a misspelt attribute set after construction is refused by name (stored and ignored before; red18a)
+def _misspelt_cases():
+
+    cases = {}
+    from algorithms.blackbox import Evaluator, HyperparameterController, WorkflowGenerator
+    cases["Evaluator.evaluation"] = (lambda: Evaluator(bbob_problem(1, 1, 2, 10)), "evaluation", 5)
+    cases["Evaluator.problemm"] = (lambda: Evaluator(bbob_problem(1, 1, 2, 10)), "problemm",
+                                   bbob_problem(1, 1, 2, 10))
+    cases["WorkflowGenerator.hiddenn"] = (lambda: WorkflowGenerator(hidden=8), "hiddenn", 16)
+    cases["HyperparameterController.hiddenn"] = (lambda: HyperparameterController(hidden=8), "hiddenn", 16)
+    return cases
+
+
+@pytest.mark.parametrize("case", list(_misspelt_cases()))
+def test_misspelt_attribute_refused(case):
+    from algorithms._validation import UnknownAttributeError
+    make, name, value = _misspelt_cases()[case]
+    obj = make()
+    with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{name}'"):
+        setattr(obj, name, value)
+    assert name not in vars(obj)

@@ -21,3 +21,33 @@ def test_null_space_projector_image_shape_same_value_still_projects():
     P = NullSpaceProjector(H)
     x = torch.randn(4, 4, dtype=torch.float64)
     assert float(torch.linalg.vector_norm(H(P(x)))) < 1e-12
+
+
+# ---- a misspelt attribute set after construction is refused by name (stored and ignored before; red18a)
+def _misspelt_cases():
+
+    cases = {}
+    from algorithms.imaging import (
+        NullSpaceNet,
+        NullSpaceProjector,
+        ResidualDenoiser,
+        gaussian_cs,
+        qr_null_rows,
+    )
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    cases["NullSpaceProjector.image_shapee"] = (lambda: NullSpaceProjector(H), "image_shapee", (2, 8))
+    cases["ResidualDenoiser.channelss"] = (lambda: ResidualDenoiser(channels=2), "channelss", 8)
+    cases["NullSpaceNet.scal"] = (lambda: NullSpaceNet(H, qr_null_rows(H, 4, 0), channels=2), "scal", 2.0)
+    net = lambda: NullSpaceNet(H, qr_null_rows(H, 4, 0), channels=2)  # noqa: E731
+    cases["NullSpaceNet.channelss"] = (net, "channelss", 8)
+    return cases
+
+
+@pytest.mark.parametrize("case", list(_misspelt_cases()))
+def test_misspelt_attribute_refused(case):
+    from algorithms._validation import UnknownAttributeError
+    make, name, value = _misspelt_cases()[case]
+    obj = make()
+    with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{name}'"):
+        setattr(obj, name, value)
+    assert name not in vars(obj)
