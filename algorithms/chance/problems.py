@@ -136,6 +136,19 @@ def _tensor(name: str, value, width: int | None, rows: str) -> torch.Tensor:
     return value
 
 
+def _frozen(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Read-only float64 copies of the data a problem's f, g or sampler is bound to: the partials' ``args``
+    are reachable (``problem.f.args[0][0] = 100`` changed f while ``problem.linear`` kept the old cost, and a
+    linear solve answered the old LP as Success); a tensor cannot be made read-only, so f/g build theirs from
+    these per call."""
+    out = []
+    for array in arrays:
+        array = np.array(array, dtype=np.float64)
+        array.flags.writeable = False
+        out.append(array)
+    return tuple(out)
+
+
 def _draw_args(generator, count) -> int:
     """A sampler's arguments: a numpy Generator and a count >= 0 (a str met "'str' object has no attribute
     'standard_normal'", -1 numpy's "negative dimensions")."""
@@ -143,8 +156,8 @@ def _draw_args(generator, count) -> int:
     return check_int_at_least("k", count, 0)
 
 
-def _linear_cost(cost: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    return _tensor("x", x, cost.shape[0], "batch") @ cost.to(x.dtype)
+def _linear_cost(cost: np.ndarray, x: torch.Tensor) -> torch.Tensor:
+    return _tensor("x", x, cost.shape[0], "batch") @ torch.tensor(cost, dtype=x.dtype)
 
 
 def _lg_constraint(d: float, x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
@@ -157,8 +170,8 @@ def _shifted_normal(mean: np.ndarray, generator: np.random.Generator, count: int
     return mean + generator.standard_normal((count, mean.shape[0]))
 
 
-def _negative_return(mu: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    return -(_tensor("x", x, mu.shape[0], "batch") @ mu.to(x.dtype))
+def _negative_return(mu: np.ndarray, x: torch.Tensor) -> torch.Tensor:
+    return -(_tensor("x", x, mu.shape[0], "batch") @ torch.tensor(mu, dtype=x.dtype))
 
 
 def _portfolio_constraint(var_limit: float, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
@@ -181,7 +194,7 @@ def _row_sum(x: torch.Tensor) -> torch.Tensor:
 def _power_constraint(K: int, sign: np.ndarray, gamma: float, noise: float, p: torch.Tensor,
                       h: torch.Tensor) -> torch.Tensor:
     p, h = _tensor("x", p, K, "batch"), _tensor("h", h, K * K, "L")
-    gains = h.reshape(-1, K, K) * torch.as_tensor(sign, dtype=h.dtype)
+    gains = h.reshape(-1, K, K) * torch.tensor(sign, dtype=h.dtype)
     return torch.einsum("lij,bj->bli", gains, p) - gamma * noise
 
 
@@ -190,13 +203,13 @@ def _fading_gains(K: int, mean_gain: np.ndarray, generator: np.random.Generator,
     return (generator.exponential(1.0, size=(count, K, K)) * mean_gain).reshape(count, K * K)
 
 
-def _beam_gains(K: int, Nt: int, beams: torch.Tensor, sign: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+def _beam_gains(K: int, Nt: int, beams: np.ndarray, sign: np.ndarray, h: torch.Tensor) -> torch.Tensor:
     """(L, K, 2K): sign · (hᵢᵀ beam_k)², the coefficient of x_k in user i's SINR row."""
     channels = h.reshape(-1, K, Nt)
-    return (channels @ beams.to(h.dtype).T) ** 2 * sign.to(h.dtype)
+    return (channels @ torch.tensor(beams, dtype=h.dtype).T) ** 2 * torch.tensor(sign, dtype=h.dtype)
 
 
-def _beam_constraint(K: int, Nt: int, beams: torch.Tensor, sign: torch.Tensor, gamma: float, noise: float,
+def _beam_constraint(K: int, Nt: int, beams: np.ndarray, sign: np.ndarray, gamma: float, noise: float,
                      x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     x, h = _tensor("x", x, 2 * K, "batch"), _tensor("h", h, K * Nt, "L")
     return torch.einsum("lik,bk->bli", _beam_gains(K, Nt, beams, sign, h), x) - gamma * noise
@@ -239,10 +252,9 @@ def linear_gaussian_problem(
     optimum = _soc_optimum(
         b, lambda x: d - c_bar @ x - quantile * np.sqrt(x @ x + 1e-18), [(0.0, 1.0)] * n, np.full(n, 1e-3)
     )
-    b_t, d_t = torch.as_tensor(b, dtype=torch.float64), float(d)
-    f = partial(_linear_cost, b_t)
-    g = partial(_lg_constraint, d_t)
-    sampler = partial(_shifted_normal, c_bar)
+    f = partial(_linear_cost, *_frozen(b))
+    g = partial(_lg_constraint, float(d))
+    sampler = partial(_shifted_normal, *_frozen(c_bar))
 
     linear = LinearStructure(cost=b, A=-samples.astype(np.float64)[:, None, :], b=np.full((n_samples, 1), d))
     return ChanceConstrainedProblem(
@@ -309,10 +321,9 @@ def portfolio_var_problem(
         return np.array([mu @ x - quantile * risk + var_limit, 1.0 - x.sum()])
 
     optimum = _soc_optimum(-mu, soc, [(0.0, 1.0)] * k, np.full(k, 1e-3) * scale, scale)
-    mu_t = torch.as_tensor(mu, dtype=torch.float64)
-    f = partial(_negative_return, mu_t)
+    f = partial(_negative_return, *_frozen(mu))
     g = partial(_portfolio_constraint, var_limit)
-    sampler = partial(_correlated_normal, mu, chol)
+    sampler = partial(_correlated_normal, *_frozen(mu, chol))
 
     A = np.stack([samples.astype(np.float64), np.broadcast_to(-np.ones(k), (n_samples, k))], axis=1)
     b = np.tile([var_limit, 1.0], (n_samples, 1))
@@ -374,8 +385,8 @@ def power_control_problem(
     samples = samples.astype(dtype)
     sign = np.where(np.eye(K, dtype=bool), 1.0, -gamma)  # +G_ii p_i, −γ G_ij p_j
     f = _row_sum
-    g = partial(_power_constraint, K, sign, gamma, noise)
-    sampler = partial(_fading_gains, K, mean_gain)
+    g = partial(_power_constraint, K, *_frozen(sign), gamma, noise)
+    sampler = partial(_fading_gains, K, *_frozen(mean_gain))
 
     A = samples.astype(np.float64).reshape(n_samples, K, K) * sign
     b = np.full((n_samples, K), -gamma * noise)
@@ -461,12 +472,12 @@ def beamforming_problem(
     sign = np.where(owner[None, :] == np.arange(K)[:, None], 1.0, -gamma)  # (K users, 2K beams)
     samples = (h_bar[None] + csi_error * rng.standard_normal((n_samples, K, Nt))).reshape(n_samples, K * Nt)
     samples = samples.astype(dtype)
-    beams_t, sign_t = torch.as_tensor(beams), torch.as_tensor(sign)
+    beams, sign = _frozen(beams, sign)
     f = _row_sum
-    g = partial(_beam_constraint, K, Nt, beams_t, sign_t, gamma, noise)
-    sampler = partial(_perturbed_channels, h_bar, csi_error, K, Nt)
+    g = partial(_beam_constraint, K, Nt, beams, sign, gamma, noise)
+    sampler = partial(_perturbed_channels, *_frozen(h_bar), csi_error, K, Nt)
     _check_products({"rate_target": rate, "noise": noise, "csi_error": csi_error}, samples)
-    A = _beam_gains(K, Nt, beams_t, sign_t, torch.as_tensor(samples, dtype=torch.float64)).numpy()
+    A = _beam_gains(K, Nt, beams, sign, torch.as_tensor(samples, dtype=torch.float64)).numpy()
     b = np.full((n_samples, K), -gamma * noise)
     _check_products({"rate_target": rate, "noise": noise, "csi_error": csi_error}, A, b)
     return ChanceConstrainedProblem(

@@ -73,3 +73,67 @@ def test_weight_inside_working_range_written_in_place_is_used():
     with torch.no_grad():
         model.var.fill_(3.0e38)
     assert bool(torch.isfinite(tweedie_mean(model, _x(), 0.5)).all())
+
+
+# ---- a misspelt attribute set after construction is refused by name (stored and ignored before; red18a)
+def _misspelt_cases():
+    import numpy as np
+    import torch
+
+    cases = {}
+    from algorithms.chance import GaussianScore, ScoreMLP, VPSchedule
+    cases["ScoreMLP.hiden"] = (lambda: ScoreMLP(2, hidden=4), "hiden", 8)
+    cases["ScoreMLP.seed"] = (lambda: ScoreMLP(2, hidden=4), "seed", 7)
+    cases["ScoreMLP.in_featuress"] = (lambda: ScoreMLP(2, hidden=4), "in_featuress", 3)
+    cases["GaussianScore.means"] = (lambda: GaussianScore(np.zeros(2), np.ones(2), VPSchedule()), "means",
+                                    torch.zeros(2))
+    cases["GaussianScore.schedul"] = (lambda: GaussianScore(np.zeros(2), np.ones(2), VPSchedule()), "schedul",
+                                      VPSchedule())
+    return cases
+
+
+@pytest.mark.parametrize("case", list(_misspelt_cases()))
+def test_misspelt_attribute_refused(case):
+    from algorithms._validation import UnknownAttributeError
+    make, name, value = _misspelt_cases()[case]
+    obj = make()
+    with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{name}'"):
+        setattr(obj, name, value)
+    assert name not in vars(obj)
+
+
+# ---- the factories' f, g and h_sampler are bound to read-only data (red18a: p.f.args[0][0] = 100 changed f
+# while p.linear kept the old cost, and a linear solve answered the old LP as Success)
+def _factory_arrays():
+    from algorithms.chance import (
+        beamforming_problem,
+        linear_gaussian_problem,
+        portfolio_var_problem,
+        power_control_problem,
+    )
+    out = []
+    for name, make in {"linear_gaussian": lambda: linear_gaussian_problem(n=2, n_samples=30),
+                       "portfolio_var": lambda: portfolio_var_problem(n_samples=30),
+                       "power_control": lambda: power_control_problem(n_samples=30),
+                       "beamforming": lambda: beamforming_problem(n_samples=30)}.items():
+        problem = make()
+        for role in ("f", "g", "h_sampler"):
+            for i, arg in enumerate(getattr(getattr(problem, role), "args", ())):
+                if not isinstance(arg, int | float):
+                    out.append(pytest.param(problem, role, i, id=f"{name}.{role}.args[{i}]"))
+    return out
+
+
+@pytest.mark.parametrize("problem, role, i", _factory_arrays())
+def test_factory_callables_bound_data_is_read_only(problem, role, i):
+    data = getattr(problem, role).args[i]
+    assert isinstance(data, np.ndarray), f"{role} is bound to a {type(data).__name__}, which can be written"
+    with pytest.raises(ValueError, match="read-only"):
+        data.reshape(-1)[0] = 100.0
+
+
+def test_linear_gaussian_solve_unchanged_by_factory_data():
+    from algorithms import solve
+    from algorithms.chance import ScenarioApproach, linear_gaussian_problem
+    solution = solve(linear_gaussian_problem(n=2, n_samples=30), ScenarioApproach())
+    np.testing.assert_allclose(solution.value, -0.3620386612780412, rtol=1e-9)
