@@ -1018,7 +1018,7 @@ def _heaviest_swap(self, level, element, gain=None):
 
 def _always_independent(self, j, subset) -> bool:
     """Sabotaged independence oracle: every set passes (an insert that skips the check)."""
-    self.independence_queries += 1
+    self._independence_queries += 1  # the counter is sealed: its private field
     return True
 
 
@@ -1280,7 +1280,9 @@ def _check_invariants(ctx: Context) -> Outcome:
     updates = [("insert", v) for v in order] + [("delete", v) for v in reversed(order[2:])]
     dm = DynamicMatchoidMaximizer(f, Matchoid([UniformMatroid(k)]), eps=eps, seed=ctx.seed,
                                   max_guess="current")
-    dm.q = 1.0  # the rate sampling off: every element routed to the kept run must then sit in its B_0
+    # the rate sampling off (dm is sealed: the claim instruments it): every element routed to the kept run
+    # must then sit in its B_0
+    object.__setattr__(dm, "q", 1.0)
     present: set = set()
     tops: list = [None]
     for kind, element in updates:
@@ -1415,7 +1417,7 @@ def _filter_trials(ctx: Context, state: dict) -> None:
             assert budget["left"] >= 0, "FindSwaps made more independence queries than Lemma A.10's bound"
             return counted(j, subset)
 
-        run.oracle.independent = independent
+        object.__setattr__(run.oracle, "independent", independent)  # the oracle is sealed
         for element in range(N_FILTER):
             if element in weights:
                 continue

@@ -5,6 +5,7 @@ lower bound (5) with curvature maps C₁ and C₂, then f + α satisfies it with
 with βC₁, and f + g with C₁ + C₂. Corollary 5.1 is the case of a convex g (C₂ ≡ 0). The upper
 bound (6) passes through the same operations with L_C, βL_C and L_C¹ + L_C² (sum the two
 upper bounds), which these functions carry along so the results are ready for every method.
+Each result keeps its base problems as they were when it was built (a base changed later does not reach it).
 
 * :func:`shifted` — f + α, C and L_C unchanged, f* + α.
 * :func:`scaled` — βf, curvature βC, L_C times β, f* times β.
@@ -34,9 +35,14 @@ __all__ = ["scaled", "shifted", "summed"]
 
 
 def _check_problem(name: str, problem: Any) -> CurvatureProblem:
+    """``problem`` as it is now: a shallow snapshot (its arrays are read-only), so a field of the base
+    replaced later (object.__setattr__) does not reach the derived problem's closures: ``shifted``'s f read
+    the base's f at call time while its grad and f* were taken at derivation (f* above f, run in silence)."""
     if not isinstance(problem, CurvatureProblem):
         raise TypeError(f"{name} must be a CurvatureProblem, got {type(problem).__name__}")
-    return problem
+    snapshot = object.__new__(type(problem))
+    snapshot.__dict__.update(problem.__dict__)
+    return snapshot
 
 
 @rebuilt_by_factory

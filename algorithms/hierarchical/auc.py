@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
     allocates,
     check_device,
@@ -59,7 +59,8 @@ class ScoreNet(CheckedStateModule):
     ``in_features``, ``hidden`` and ``out_features`` are ints >= 1 (the layers' widths; float64
     weights; ``in_features``/``out_features`` cannot be reassigned later), ``seed`` an int in [0, 2**64)
     for the initial weights (torch's global generator is not touched). ``forward`` refuses NaN/inf weights
-    (written in place) and weights converted from float64 (``.half()``, ``.float()``) by name.
+    (written in place), weights converted from float64 (``.half()``, ``.float()``) and a layer or parameter
+    replaced or added after construction (``net.output = nn.Linear(8, 3)``) by name.
 
     >>> net = ScoreNet(in_features=3, hidden=4, seed=0)
     >>> tuple(net(torch.zeros(5, 3, dtype=torch.float64)).shape)
@@ -85,6 +86,7 @@ class ScoreNet(CheckedStateModule):
                 bound = 1.0 / math.sqrt(layer.in_features)
                 layer.weight.uniform_(-bound, bound, generator=generator)
                 layer.bias.uniform_(-bound, bound, generator=generator)
+        remember_structure(self)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Scores h(w; X), shape (n, out_features), for ``X`` a finite float64 tensor (n, in_features) on the
@@ -94,6 +96,7 @@ class ScoreNet(CheckedStateModule):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         if X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must have shape (n, {self.in_features}), got {tuple(X.shape)}")
+        check_structure(self)  # net.output = nn.Linear(8, 3) answered 3 scores per row for out_features 1
         for key, param in self.named_parameters():  # .half()/.float() after construction ran in silence
             if param.dtype != torch.float64:
                 raise TypeError(f"ScoreNet's weights must be float64 (as built), got {key} of dtype "

@@ -70,7 +70,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
     allocates,
     check_bool,
@@ -239,7 +239,8 @@ class RoutingGFlowNet(CheckedStateModule):
     ``load_state_dict`` refuses, by name, NaN/inf or non-floating weights, wrong shapes and missing or
     unexpected keys (strict), as the package's other models do; its parameters are float32 or float64 (one
     converted to half precision after construction is refused by ``encode``); ``problem``, ``hidden`` and
-    ``layers`` cannot be reassigned after construction.
+    ``layers`` cannot be reassigned after construction, and a layer or parameter replaced or added after it
+    (``model.gnn.append(...)``, ``model.heat = ...`` of another shape) is refused by name at the next use.
     """
 
     _FIXED = ("problem", "hidden", "layers")
@@ -262,11 +263,20 @@ class RoutingGFlowNet(CheckedStateModule):
         self.flow = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.Linear(d, 1))
         self.flow_count = nn.Parameter(torch.tensor(1.0))  # a: weight of log Γ(r+1)
         self.flow_linear = nn.Parameter(torch.tensor(0.0))  # b: weight of r
+        remember_structure(self)
 
     def config(self) -> dict[str, Any]:
         return {"problem": self.problem, "hidden": self.hidden, "layers": self.layers, "k": self.k}
 
+    def _check_layers(self) -> None:
+        """The layers as built: one replaced by another shape, or added, is refused by name."""
+        check_structure(self)
+        if len(self.gnn) != self.layers:  # model.gnn.append(model.gnn[0]) (shared weights) ran one more layer
+            raise ValueError(f"RoutingGFlowNet.gnn must hold its {self.layers} layers (layers, fixed at "
+                             f"construction), got {len(self.gnn)}: build a new RoutingGFlowNet")
+
     def _check_encode_inputs(self, node_x: Any, dist: Any) -> None:
+        self._check_layers()
         reference = self.node_in.weight
         if reference.dtype not in (torch.float32, torch.float64):  # .half() or a half state dict assigned
             raise TypeError(f"RoutingGFlowNet must have float32 or float64 parameters, got {reference.dtype} "
@@ -464,6 +474,7 @@ class Trajectories:
     def energies(self, beta: float, center: bool = True) -> torch.Tensor:
         """β·(step cost − mean over the instance's samples at that step) (Eq. 9); (M, T), zero
         on padding. ``center=False``: β·(step cost)."""
+        check_trajectories(self)  # a field replaced since construction (samples = M regrouped in silence)
         center = check_bool("center", center)
         beta = check_positive("beta", beta)
         e = self.step_cost
@@ -487,6 +498,7 @@ class Trajectories:
 
     def sequences(self) -> list[list[int]]:
         """Node sequences from the start node (TSP: the tour; CVRP: depot-delimited)."""
+        check_trajectories(self)  # actions replaced since construction
         out = []
         for row in self.actions.tolist():
             out.append([0] + [a for a in row if a >= 0])
@@ -573,6 +585,7 @@ def rollout(
     if not isinstance(batch, Batch):
         raise TypeError(f"batch must be a Batch (from encode_instances), got {type(batch).__name__}")
     check_batch(batch)  # a Batch is a mutable record: edited in place since encode_instances
+    model._check_layers()  # a layer replaced since the batch was encoded
     if batch.h.shape[-1] != model.hidden or batch.problem != model.problem:  # torch's "mat1 and mat2" error
         raise ValueError(f"batch must be encoded by this model ({model.problem}, hidden = "
                          f"{model.hidden}), got a {batch.problem} batch of width {batch.h.shape[-1]}; "

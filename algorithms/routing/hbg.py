@@ -38,6 +38,7 @@ arXiv:2510.04792, Section 3.2.3.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import os
@@ -88,13 +89,21 @@ def _load_cached(path: str, mtime: float) -> tuple[RoutingGFlowNet, dict]:
     return model, meta
 
 
-def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
-    """(model in eval mode, metadata) of a checkpoint file (cached)."""
+def _cached_model(path: str) -> tuple[RoutingGFlowNet, dict]:
+    """The cached (model, metadata) of a checkpoint file, shared by every HBG solve: never handed out."""
     if not isinstance(path, str | os.PathLike) or not os.path.isfile(path):
         what = "is a folder, not a checkpoint file" if isinstance(path, str | os.PathLike) and os.path.isdir(
             path) else "does not exist"
         raise ValueError(f"checkpoint path {path!r} {what}")
     return _load_cached(os.path.abspath(path), os.path.getmtime(path))
+
+
+def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
+    """(model in eval mode, metadata) of a checkpoint file: the caller's own copies (the file is read once and
+    cached), so editing them (weights, ``meta["size"]``) changes no later :class:`HBG` solve."""
+    # the cached objects were returned: zeroed weights or meta["size"] = 99 changed every later HBG solve
+    model, meta = _cached_model(path)
+    return copy.deepcopy(model), copy.deepcopy(meta)
 
 
 @dataclass(frozen=True)
@@ -172,7 +181,7 @@ def _resolve(algorithm: HBG, problem_type: str, size: int) -> str:
 
 def _model_for(algorithm: HBG, problem_type: str, size: int) -> tuple[RoutingGFlowNet, dict]:
     path = _resolve(algorithm, problem_type, size)
-    model, meta = load_model(path)
+    model, meta = _cached_model(path)
     if model.problem != problem_type:
         raise ValueError(
             f"checkpoint {os.path.basename(path)!r} was trained for {model.problem.upper()}, "
@@ -240,7 +249,7 @@ def _solve(problem: TSPInstance, algorithm: HBG, options: SolveOptions) -> Solut
         RetCode.Success if math.isfinite(value) else RetCode.Failure,
         options,
         samples,
-        original=meta,
+        original=copy.deepcopy(meta),  # the cached dict: a user edit of sol.original reached the next solve
     )
 
 
@@ -266,5 +275,5 @@ def _solve(problem: CVRPInstance, algorithm: HBG, options: SolveOptions) -> Solu
         RetCode.Success if math.isfinite(value) else RetCode.Failure,
         options,
         samples,
-        original=meta,
+        original=copy.deepcopy(meta),  # the cached dict: a user edit of sol.original reached the next solve
     )

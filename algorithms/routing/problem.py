@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_seed,
     read_only,
+    revalidate_if_reassigned,
 )
 from algorithms.core import Problem
 
@@ -196,7 +197,9 @@ class TSPInstance(Problem):
     @property
     def distances(self) -> np.ndarray:
         """The (n, n) Euclidean distances of ``coords``, read-only (a property: replacing it after
-        construction is refused, where a replaced matrix was solved in silence)."""
+        construction is refused, where a replaced matrix was solved in silence; ``coords`` replaced since
+        construction is validated again first)."""
+        revalidate_if_reassigned(self)  # the distances of replaced coords, not the stale ones
         return self._distances
 
     @property
@@ -270,6 +273,7 @@ class CVRPInstance(Problem):
     @property
     def distances(self) -> np.ndarray:
         """The (n+1, n+1) Euclidean distances of ``coords`` (depot first), read-only (see TSPInstance)."""
+        revalidate_if_reassigned(self)  # the distances of replaced coords, not the stale ones
         return self._distances
 
     @property
@@ -317,6 +321,9 @@ def random_cvrp(n: int, seed: int = 0, capacity: int | None = None) -> CVRPInsta
 def _check_instance(instance: Any, kind: type) -> None:
     if not isinstance(instance, kind):
         raise TypeError(f"instance must be a {kind.__name__}, got {type(instance).__name__}")
+    # a field replaced since construction (object.__setattr__): tsp_cost priced the old distances and
+    # write_tsplib wrote NaN coords in silence, where solve validated it again
+    revalidate_if_reassigned(instance)
 
 
 def check_tsp_tour(instance: TSPInstance, tour: Any) -> np.ndarray:

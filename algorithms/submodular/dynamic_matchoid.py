@@ -80,6 +80,7 @@ from algorithms.submodular.oracle import (
     InconsistentOracleError,
     NegativeValueError,
     NonFiniteValueError,
+    SealedAfterInit,
 )
 from algorithms.submodular.problems import UpdateStream, refuse_increasing_returns
 
@@ -433,7 +434,7 @@ def _check_optional_seed(seed: Any) -> int | None:
     return None if seed is None else check_seed(seed)
 
 
-class DynamicMatchoidMaximizer:
+class DynamicMatchoidMaximizer(SealedAfterInit):
     """The paper's dynamic algorithm as an object: ``insert``, ``delete``, ``solution()``, ``value``.
 
     ``f`` is any callable f(frozenset) -> float (non-negative, submodular, finite: any float64 value, not
@@ -450,13 +451,17 @@ class DynamicMatchoidMaximizer:
     2^⌈log₂ M_t⌉ is valid now, rebuilt by Init when that exponent changes (``rebuilds`` counts
     them). ``monotone=True`` uses Proposition 1.3's parameters.
 
-    A rejected update (an element inserted twice or deleted while absent, an unhashable
-    element, one outside a ready-made f's ground set, f returning a negative or non-finite value, an
+    A rejected update (an element inserted twice or deleted while absent, an unhashable or NaN (not equal to
+    itself) element, one outside a ready-made f's ground set, f returning a negative or non-finite value, an
     inconsistent matroid oracle) raises and leaves the maintained state as it was. ``f``'s
     submodularity is sampled as elements arrive: one seeded diminishing-returns test at each of the first
     8 inserts that find an element present (raw calls of f, not counted in ``queries``), with
     ``monotone=True`` also f's monotonicity on the same sets; a failed test is a ValueError naming ``f``
     (f(S) = |S|² ran without one). Passing them is no proof.
+
+    Its settings (``eps``, ``seed``, ``max_value``, ``monotone``, ``max_guess``, and the derived ``q``, ``c``)
+    and counters (``rebuilds``) cannot be set after construction: assigning one, or any other public
+    attribute, raises a TypeError naming it (build a new object for other settings).
     """
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid, eps: float = 0.1,
@@ -471,16 +476,25 @@ class DynamicMatchoidMaximizer:
         # max_guess="current": f({v}) of the present elements and how many have each ⌈log₂ f({v})⌉
         self._singletons: dict[Hashable, float] = {}
         self._exponents: Counter = Counter()
-        #: max_guess="current": how many times the run was rebuilt by Init (⌈log₂ M_t⌉ changed)
-        self.rebuilds = 0
+        self._rebuilds = 0
         self.q, self.c = sampling_parameters(matchoid.p, monotone)
         self._entropy = np.random.SeedSequence(self.seed).entropy
         self._empty_value = self._oracle.value(frozenset())
         self._runs: dict[int | None, _Run] = {}
         self._present: dict[Hashable, tuple] = {}
         self._dr_tests = 0  # diminishing-returns tests made so far (see _sample_submodularity)
-        #: why a ``solve`` over a stream stopped early ("" when it did not)
-        self.stop_reason = ""
+        self._stop_reason = ""
+        self._seal()  # eps = 5 written later was used by the next run built; seed = 7 ignored
+
+    @property
+    def rebuilds(self) -> int:
+        """max_guess="current": how many times the run was rebuilt by Init (⌈log₂ M_t⌉ changed)."""
+        return self._rebuilds
+
+    @property
+    def stop_reason(self) -> str:
+        """Why a ``solve`` over a stream stopped early ("" when it did not)."""
+        return self._stop_reason
 
     # ---- the user's view ------------------------------------------------------------------
     @property
@@ -692,7 +706,7 @@ class DynamicMatchoidMaximizer:
                 if top in x_keys and run.rng.random() < run.q:
                     run.levels[0].survivors.add(x, singletons[x])
             run.build()
-            self.rebuilds += 1
+            self._rebuilds += 1
             self._runs = {top: run}
         if top is None:
             self._runs = {}
@@ -706,7 +720,7 @@ class DynamicMatchoidMaximizer:
         """A run for MAX = 2^key with coins of its own (a new stream per build: a rebuild of the same
         key draws fresh coins)."""
         salt = 2 * abs(key) + (key < 0) + 1
-        rng = np.random.default_rng(np.random.SeedSequence([self._entropy, salt, self.rebuilds + 1]))
+        rng = np.random.default_rng(np.random.SeedSequence([self._entropy, salt, self._rebuilds + 1]))
         return _Run(self._oracle, self.eps, math.ldexp(1.0, key), self.q, self.c, self._empty_value, rng)
 
     def __repr__(self) -> str:
@@ -842,6 +856,6 @@ def _solve(problem: UpdateStream, algorithm: DynamicMatchoid, options: SolveOpti
         problem, options, step, lambda: (dm.solution(), dm.value), lambda: dm.queries,
         lambda: {"levels": dm.levels})
     stats = Stats(iterations=processed, f_calls=dm.value_queries)
-    dm.stop_reason = message
+    dm._stop_reason = message
     return Solution(x=problem.indicator(dm.solution()), value=float(dm.value), retcode=retcode,
                     stats=stats, trace=trace, original=dm)

@@ -36,12 +36,21 @@ __all__ = ["GraphicMatroid", "LaminarMatroid", "Matchoid", "Matroid", "Partition
 
 
 def check_hashable(name: str, element: Any) -> Hashable:
-    """Raise a TypeError naming ``name`` unless ``element`` can be a set member."""
+    """Raise a TypeError naming ``name`` unless ``element`` can be a set member, and a ValueError for one not
+    equal to itself (a float NaN: sets find it by identity, lists by ==, so a delete of it broke the dynamic
+    algorithm's levels with an IndexError and left them corrupted)."""
     try:
         hash(element)
     except TypeError as exc:
         raise TypeError(f"{name} must be hashable (elements are set members), got "
                         f"{type(element).__name__} {element!r}") from exc
+    try:
+        unequal = element != element
+        unequal = bool(unequal)
+    except Exception:  # an element whose comparison is not a bool: left to the methods
+        unequal = False
+    if unequal:
+        raise ValueError(f"{name} must equal itself (an element is found by ==), got {element!r}")
     return element
 
 

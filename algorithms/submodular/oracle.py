@@ -98,14 +98,54 @@ def check_matchoid(matchoid) -> Matchoid:
     return matchoid
 
 
-class CountingOracle:
-    """``f`` and the matchoid's independence oracles behind one counter."""
+class SealedAfterInit:
+    """An object whose public attributes are fixed once ``__init__`` calls :meth:`_seal`: assigning or
+    deleting one raises a TypeError naming it (its settings were checked when it was built; a later write was
+    used unchecked or ignored in silence). Private names (``_x``) stay the object's own working state."""
+
+    def _seal(self) -> None:
+        object.__setattr__(self, "_sealed", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("_") and self.__dict__.get("_sealed", False):
+            kind = type(self).__name__
+            raise TypeError(f"{name} cannot be set after construction: {kind}'s settings are checked when it "
+                            f"is built; build a new {kind}, got {name} = {value!r:.40}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if not name.startswith("_") and self.__dict__.get("_sealed", False):
+            raise TypeError(f"{name} cannot be deleted: {type(self).__name__}'s settings are fixed when it "
+                            f"is built")
+        object.__delattr__(self, name)
+
+
+class CountingOracle(SealedAfterInit):
+    """``f`` and the matchoid's independence oracles behind one counter. ``f``, ``matchoid`` and the counts
+    cannot be set after construction (a TypeError naming the attribute)."""
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid) -> None:
-        self.f = check_set_function(f)
-        self.matchoid = check_matchoid(matchoid)
-        self.value_queries = 0
-        self.independence_queries = 0
+        self._f = check_set_function(f)
+        self._matchoid = check_matchoid(matchoid)
+        self._value_queries = 0
+        self._independence_queries = 0
+        self._seal()
+
+    @property
+    def f(self) -> Callable[[frozenset], float]:
+        return self._f
+
+    @property
+    def matchoid(self) -> Matchoid:
+        return self._matchoid
+
+    @property
+    def value_queries(self) -> int:
+        return self._value_queries
+
+    @property
+    def independence_queries(self) -> int:
+        return self._independence_queries
 
     @property
     def queries(self) -> int:
@@ -128,7 +168,7 @@ class CountingOracle:
         if outside:  # MatchoidMaximization and UpdateStream refuse such an element; the oracle answered
             raise ValueError(f"subset holds {len(outside)} element(s) in no matroid of the matchoid (outside "
                              f"its ground set): {_show(frozenset(outside))}")
-        self.value_queries += 1
+        self._value_queries += 1
         # the user's own KeyError reached the caller bare: named (ValueError/TypeError pass)
         return checked_value(call_user("f(S)", self.f, subset, keep=_PASS), subset, exact=True)
 
@@ -144,7 +184,7 @@ class CountingOracle:
         [0, number of matroids))."""
         matroid = self._matroid(j)
         subset = as_subset("subset", subset)
-        self.independence_queries += 1
+        self._independence_queries += 1
         answer = call_user(f"matroids[{j}].is_independent(S)", matroid.is_independent, subset, keep=_PASS)
         if not isinstance(answer, bool | np.bool_):  # a truthy "yes" (or None) counted as an answer
             raise TypeError(f"matroids[{j}].is_independent must return a bool, got {type(answer).__name__} "
