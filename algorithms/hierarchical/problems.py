@@ -193,7 +193,17 @@ class _OnCheckedPoints:
 def call_oracle(call: str, fn: Callable[..., Any], *args: Any) -> Any:
     """The user's ``fn(*args)`` on read-only points (:func:`call_user`): a grad that wrote x[0] = 99
     into a writeable point and then answered for it ran SGDA on wrong gradients in silence (heldout16)."""
-    return call_user(call, fn, *args, keep=_PASS)
+    return _detached(call_user(call, fn, *args, keep=_PASS))
+
+
+def _detached(value: Any) -> Any:
+    """A user oracle's torch tensors (alone or in a returned pair) detached from autograd: a float64 tensor
+    that requires grad met torch's "Can't call numpy() on Tensor that requires grad" (a plain one worked)."""
+    if isinstance(value, tuple | list):
+        return type(value)(_detached(part) for part in value)
+    if type(value).__module__.startswith("torch") and hasattr(value, "detach"):
+        return value.detach()
+    return value
 
 
 def _generator(rng: Any) -> np.random.Generator:

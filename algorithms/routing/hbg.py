@@ -188,11 +188,11 @@ def _model_for(algorithm: HBG, problem_type: str, size: int) -> tuple[RoutingGFl
             f"not {problem_type.upper()}: use a {problem_type} checkpoint"
         )
     trained = meta.get("size")
-    if (
-        trained is not None
-        and int(trained) != size
-        and not (algorithm.allow_size_transfer or algorithm.checkpoint is None)
-    ):
+    strict = not (algorithm.allow_size_transfer or algorithm.checkpoint is None)
+    if trained is None and strict:  # a meta without "size" skipped the size-transfer refusal in silence
+        raise ValueError(f"checkpoint {os.path.basename(path)!r} records no training size (meta['size']): "
+                         f"pass allow_size_transfer=True to use it on size {size}")
+    if trained is not None and int(trained) != size and strict:
         raise ValueError(
             f"checkpoint {os.path.basename(path)!r} was trained on {problem_type.upper()}{trained}, "
             f"the instance has size {size}: pass allow_size_transfer=True to use it anyway"

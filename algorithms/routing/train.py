@@ -144,8 +144,23 @@ def save_checkpoint(
         fh.write(meta_text)
 
 
+def _check_meta(meta: dict[str, Any], model: RoutingGFlowNet) -> None:
+    """A checkpoint's meta as save_checkpoint accepts it: a ``size`` an int >= 2 and a ``problem`` the
+    model's own, where given (a meta edited by hand with size "x" met int()'s error in HBG naming nothing,
+    problem "cvrp" on a TSP model was used in silence)."""
+    if "size" in meta and (isinstance(meta["size"], bool) or not isinstance(meta["size"], int)
+                           or meta["size"] < 2):
+        raise ValueError(f"its meta['size'] must be the training instances' size, an int >= 2, got "
+                         f"{meta['size']!r}")
+    if "problem" in meta and meta["problem"] != model.problem:
+        raise ValueError(f"its meta['problem'] must be the model's own {model.problem!r}, got "
+                         f"{meta['problem']!r}")
+
+
 def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[str, Any]]:
-    """(model, metadata, raw state) from a checkpoint written by :func:`save_checkpoint`."""
+    """(model, metadata, raw state) from a checkpoint written by :func:`save_checkpoint` (or :func:`train`): a
+    meta ``size`` must be an int >= 2 and a meta ``problem`` the model's own, each refused by name otherwise
+    (HBG reads them)."""
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str path to a .pt checkpoint, got {type(path).__name__}")
     if not os.path.isfile(path):
@@ -161,10 +176,83 @@ def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[st
         meta = state.get("meta", {})
         if not isinstance(meta, dict):  # dict(meta) of a list met "dictionary update sequence" unnamed
             raise TypeError(f"its meta must be a dict, got {type(meta).__name__}")
+        _check_meta(meta, model)
     except Exception as exc:  # a corrupt or foreign file
         raise ValueError(f"checkpoint {str(path)!r} is not a routing GFlowNet checkpoint: {exc}") from exc
     model.eval()
     return model, dict(meta), state
+
+
+def _check_resume_state(out: str, state: dict[str, Any], meta: dict[str, Any],
+                        optimizer: torch.optim.Optimizer) -> None:
+    """The entries ``train(resume=True)`` restores, each refused naming the checkpoint and the entry: the
+    optimizer's groups must hold the hyperparameters train gives AdamW (an lr of 5.0 written into the file
+    stepped in silence beside a given lr of 1e-3; betas of 2, an unknown key "lrr", weight_decay -1 too), its
+    state finite tensors of the parameters' shapes, the generators' states byte tensors, and the meta's
+    counters numbers in range (a NaN exp_avg met torch's "probability tensor contains nan" in the rollout,
+    a missing "generator" a bare KeyError)."""
+    def refuse(entry: str, why: str) -> None:
+        raise ValueError(f"resume: checkpoint {out!r} has an invalid {entry}: {why} (not as train wrote it)")
+
+    for key in ("optimizer", "generator", "torch_rng"):
+        if key not in state:
+            refuse(key, "it is missing")
+    for key in ("generator", "torch_rng"):
+        if not (isinstance(state[key], torch.Tensor) and state[key].dtype == torch.uint8):
+            refuse(key, f"a generator state is a uint8 tensor, got {type(state[key]).__name__}")
+    saved = state["optimizer"]
+    expected = optimizer.state_dict()
+    if not isinstance(saved, dict) or set(saved) != set(expected):
+        refuse("optimizer", f"keys {sorted(expected)} expected, got "
+                            f"{sorted(saved) if isinstance(saved, dict) else type(saved).__name__}")
+    groups = saved["param_groups"]
+    if not isinstance(groups, list) or len(groups) != len(expected["param_groups"]):
+        refuse("optimizer['param_groups']", f"{len(expected['param_groups'])} group(s) expected")
+    for i, (group, own) in enumerate(zip(groups, expected["param_groups"], strict=True)):
+        if not isinstance(group, dict) or set(group) != set(own):
+            extra = sorted(set(group) - set(own)) if isinstance(group, dict) else type(group).__name__
+            refuse(f"optimizer['param_groups'][{i}]", f"keys {sorted(own)} expected, got extra/other {extra}")
+        for key, value in own.items():
+            if key == "params":
+                if list(group[key]) != list(value):
+                    refuse(f"optimizer['param_groups'][{i}]['params']", "another model's parameter ids")
+            elif not _same_setting(group[key], value):
+                refuse(f"optimizer['param_groups'][{i}][{key!r}]",
+                       f"train's AdamW uses {value!r} for the given settings, got {group[key]!r}")
+    params = dict(enumerate(p for group in optimizer.param_groups for p in group["params"]))
+    entries = saved["state"]
+    if not isinstance(entries, dict) or not set(entries) <= set(params):
+        refuse("optimizer['state']", "one entry per model parameter expected")
+    for index, entry in entries.items():
+        for key, value in (entry.items() if isinstance(entry, dict) else [("entry", entry)]):
+            where = f"optimizer['state'][{index}][{key!r}]"
+            if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+                refuse(where, f"a floating tensor expected, got {type(value).__name__}")
+            if key != "step" and tuple(value.shape) != tuple(params[index].shape):
+                refuse(where, f"shape {tuple(params[index].shape)} expected, got {tuple(value.shape)}")
+            if not bool(torch.isfinite(value).all()) or (key == "exp_avg_sq" and bool((value < 0).any())):
+                refuse(where, "finite entries expected (and >= 0 for exp_avg_sq)")
+    steps = meta["steps"]
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        refuse("meta['steps']", f"an int >= 0 expected, got {steps!r}")
+    for key in ("minutes", "cpu_minutes"):
+        value = meta.get(key, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+            refuse(f"meta[{key!r}]", f"a finite number >= 0 expected, got {value!r}")
+    history = state.get("history", [])
+    if not isinstance(history, list) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in history):
+        refuse("history", "a list of finite numbers (the training costs) expected")
+
+
+def _same_setting(saved: Any, own: Any) -> bool:
+    """A saved optimizer hyperparameter equal to train's own (tuples and lists alike, NaN never)."""
+    if isinstance(own, tuple | list):
+        return isinstance(saved, tuple | list) and len(saved) == len(own) and all(
+            _same_setting(a, b) for a, b in zip(saved, own, strict=True))
+    if isinstance(own, bool) or own is None or isinstance(own, str):
+        return type(saved) is type(own) and saved == own
+    return isinstance(saved, int | float) and not isinstance(saved, bool) and saved == own
 
 
 def train(
@@ -253,19 +341,24 @@ def train(
         given = {"hidden": hidden, "layers": layers, "lr": lr, "beta_min": beta_min, "beta_max": beta_max,
                  "db_weight": db_weight, "samples": samples, "batch": batch, "seed": seed}  # seed: the stream
         # of training instances follows it, the restored generator the old one (red16b)
-        differ = {k: (meta_old[k], v) for k, v in given.items() if k in meta_old and meta_old[k] != v}
+        missing = sorted(k for k in (*given, "steps") if k not in meta_old)
+        if missing:  # a meta without "lr" skipped the settings check
+            raise ValueError(f"resume: checkpoint {out!r} has no {missing} in its meta (not written by "
+                             f"train)")
+        differ = {k: (meta_old[k], v) for k, v in given.items() if meta_old[k] != v}
         if differ:
             shown = ", ".join(f"{k} = {old!r} (given {new!r})" for k, (old, new) in differ.items())
             raise ValueError(f"resume: checkpoint {out!r} was trained with other settings: {shown}; pass the "
                              f"same ones")
         model.train()
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+        _check_resume_state(out, state, meta_old, optimizer)
         optimizer.load_state_dict(state["optimizer"])
         gen.set_state(state["generator"])
         torch.set_rng_state(state["torch_rng"])
         start_step = int(meta_old["steps"])
         used_minutes = float(meta_old.get("minutes", 0.0))
-        history = list(state.get("history", []))
+        history = [float(v) for v in state.get("history", [])]
     model.train()
     t0 = time.perf_counter()
     c0 = time.process_time()

@@ -1,5 +1,6 @@
 """Round 18: state changed after construction (class A) of the hierarchical family's model."""
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -25,3 +26,30 @@ def test_scorenet_layer_replaced_after_construction_is_refused(edit, words):
 def test_scorenet_unchanged_still_scores():
     net = ScoreNet(3, 8)
     assert tuple(net(torch.zeros(5, 3, dtype=torch.float64)).shape) == (5, 1)
+
+
+def _requiring_grad(fn):
+    def wrapped(*args):
+        out = fn(*args)
+        as_tensor = lambda v: torch.tensor(np.asarray(v, dtype=float), requires_grad=True)  # noqa: E731
+        return tuple(as_tensor(v) for v in out) if isinstance(out, tuple) else as_tensor(out)
+    return wrapped
+
+
+@pytest.mark.parametrize("fields", [("grad",), ("grad_phi",), ("upper_grad",), ("lower_grad",),
+                                    ("lower_hvp",),
+                                    ("upper_grad", "lower_grad", "lower_hvp", "grad_phi")])
+def test_oracles_returning_tensors_that_require_grad_give_the_array_answer(fields):
+    # "Can't call numpy() on Tensor that requires grad" reached the user (red18b); plain tensors worked
+    import dataclasses
+
+    import algorithms.hierarchical as H
+    from algorithms import solve
+    minimax = "grad" in fields or fields == ("grad_phi",)
+    problem = H.synthetic_minimax(sigma=0.1) if minimax else H.quadratic_bilevel()
+    algorithm = H.TiAda() if minimax else H.AdaBiO()
+    edited = dataclasses.replace(problem, **{f: _requiring_grad(getattr(problem, f)) for f in fields})
+    reference = solve(problem, algorithm, seed=0, maxiters=30)
+    got = solve(edited, algorithm, seed=0, maxiters=30)
+    assert got.retcode == reference.retcode and np.array_equal(got.x, reference.x)
+    assert np.array_equal(got.original["grad_phi_norm"], reference.original["grad_phi_norm"])

@@ -101,3 +101,57 @@ def test_cvrp_field_replaced_after_construction_is_validated_by_cvrp_cost(field,
     object.__setattr__(c, field, value)
     with pytest.raises((ValueError, TypeError), match=rf"CVRPInstance\.{field} was changed after"):
         cvrp_cost(c, [[1, 2], [3, 4, 5]])
+
+
+def _group(st):
+    return st["optimizer"]["param_groups"][0]
+
+
+RESUME_EDITS = [
+    (lambda st: _group(st).__setitem__("lr", 5.0), r"param_groups'\]\[0\]\['lr'\]"),
+    (lambda st: _group(st).__setitem__("weight_decay", -1.0), r"\['weight_decay'\]"),
+    (lambda st: _group(st).__setitem__("betas", (2.0, 0.999)), r"\['betas'\]"),
+    (lambda st: _group(st).__setitem__("lrr", 1.0), r"param_groups'\]\[0\]: keys .*'lrr'"),
+    (lambda st: next(iter(st["optimizer"]["state"].values()))["exp_avg"].fill_(float("nan")),
+     r"\['exp_avg'\]"),
+    (lambda st: st.pop("generator"), "invalid generator: it is missing"),
+    (lambda st: st["meta"].__setitem__("steps", "x"), r"meta\['steps'\]"),
+    (lambda st: st["meta"].__setitem__("minutes", float("nan")), r"meta\['minutes'\]"),
+    (lambda st: st.__setitem__("history", "abc"), "invalid history"),
+    (lambda st: st["meta"].pop("lr"), r"has no \['lr'\] in its meta"),
+]
+
+
+@pytest.mark.parametrize("edit, words", RESUME_EDITS)
+def test_resume_refuses_a_checkpoint_state_train_did_not_write(tmp_path, edit, words):
+    # the checkpoint's optimizer groups (lr 5.0 beside a given 1e-3), state and counters were loaded
+    # unchecked: stepped in silence, or torch's "probability tensor contains nan" / a bare KeyError (red18b)
+    import copy
+
+    from algorithms.routing.train import train
+    out = str(tmp_path / "ck.pt")
+    kw = dict(problem="tsp", size=5, steps=2, batch=2, samples=2, hidden=8, layers=1, out=out, progress=False,
+              save_every=1)
+    train(**kw)
+    state = copy.deepcopy(torch.load(out, weights_only=False))
+    edit(state)
+    torch.save(state, out)
+    with pytest.raises(ValueError, match=words):
+        train(**{**kw, "steps": 4, "resume": True})
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda meta: meta.__setitem__("size", "x"), r"meta\['size'\] must be"),
+    (lambda meta: meta.__setitem__("problem", "cvrp"), r"meta\['problem'\] must be the model's own 'tsp'"),
+    (lambda meta: meta.pop("size"), "records no training size"),
+])
+def test_hbg_refuses_a_checkpoint_meta_edited_by_hand(tmp_path, edit, words):
+    # size "x" met int()'s error naming nothing; problem "cvrp" on a TSP model and a meta without "size" (the
+    # size-transfer refusal skipped) were used in silence (red18b)
+    import copy
+    state = copy.deepcopy(torch.load(shipped_checkpoints()["tsp20_hybrid"], weights_only=False))
+    edit(state["meta"])
+    path = str(tmp_path / "edited.pt")
+    torch.save(state, path)
+    with pytest.raises(ValueError, match=words):
+        solve(random_tsp(20, seed=3), HBG(checkpoint=path, samples=4), seed=0)
