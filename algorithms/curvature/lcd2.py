@@ -111,6 +111,29 @@ def _check_multiplier(lam: Any) -> Any:
     return lam
 
 
+def _stable_gap(delta: float, ghat: np.ndarray, D: np.ndarray):
+    """h(λ) = Δ − Σ terms (:func:`_gap_terms`) for the root finder, without the cancellation near the Newton
+    limit: where the terms pass half of S = Σ_{Dᵢ>0} ĝᵢ²/(2Dᵢ) it is evaluated as
+    (Δ − S) + Σ ĝᵢ²/(2Dᵢ(1 + λDᵢ)²) − λ Σ_{Dᵢ=0} ĝᵢ² (each term's remainder to its limit): Δ − Σ terms
+    lost the root's digits there (Δ = ½ − 1e-10, ĝ = D = 1: a root of 70709.67862 for 70709.67519; red18b)."""
+    pos = D > 0
+    with np.errstate(over="ignore", divide="ignore"):
+        halves = ghat[pos] ** 2 / (2.0 * D[pos])
+    S = float(halves.sum())
+    base = delta - S
+    g0 = float(np.sum(ghat[~pos] ** 2))
+
+    def h(lam: float) -> float:
+        total = float(_gap_terms(lam, ghat, D).sum())
+        if not (math.isfinite(S) and math.isfinite(lam)) or total <= 0.5 * S:
+            return delta - total  # far from the limit: the direct sum has no cancellation
+        with np.errstate(over="ignore", under="ignore"):
+            rest = float(np.sum(halves / (1.0 + lam * D[pos]) ** 2))
+        return base + rest - lam * g0
+
+    return h
+
+
 def _gap_terms(lam: float, ghat: np.ndarray, D: np.ndarray) -> np.ndarray:
     """ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²) in floats without overflow: ½ ĝᵢ² u (1 + r) with u = λ/(1 + λDᵢ) and
     r = 1/(1 + λDᵢ); at λ = ∞ (the Newton limit) ĝᵢ²/(2Dᵢ), and ∞ where Dᵢ = 0 and ĝᵢ ≠ 0 (the direct
@@ -200,6 +223,10 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
     set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0).
 
+    The equality case is taken up to the rounding of Δ (an f(x) − f* computed in floats): where every ĝᵢ
+    with Dᵢ = 0 is 0 and h(∞) = Δ − ½ Σ ĝᵢ²/Dᵢ >= −1e-12·Δ, ``math.inf`` is returned (the Newton step) even
+    if a huge finite root exists (Δ = ½ − 1e-13 with ĝ = D = 1 has its root at 2.2e6).
+
     >>> import numpy as np
     >>> lcd2_multiplier(2.0, np.array([1.0, 1.0]), np.zeros(2))   # Polyak: Δ/‖g‖²
     1.0
@@ -226,9 +253,8 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     lo = delta / g2
     if not np.any(D > 0):
         return lo
-    # the gap's formula itself: the bracket's λ may pass the range lcd2_gap takes from a caller
-    h = lambda lam: delta - float(_gap_terms(lam, ghat, D).sum())  # noqa: E731
     pos = D > 0
+    h = _stable_gap(delta, ghat, D)
     if not np.any(ghat[~pos]):
         # h decreases to h(∞) = Δ − ½ Σ ĝᵢ²/Dᵢ; when that is >= 0 up to rounding the root is at
         # infinity (equality case of Lemma E.5) and the step is the Newton step C⁺g.

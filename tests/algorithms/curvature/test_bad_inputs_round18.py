@@ -20,3 +20,24 @@ def test_derived_problem_keeps_the_base_it_was_built_from(derive, field, value):
     again = solve(derived, C.LCD1(), maxiters=500)
     assert again.retcode == reference.retcode and again.value == reference.value
     assert np.array_equal(again.x, reference.x)
+
+
+@pytest.mark.parametrize("delta, root", [
+    (0.4999999, "2235.0679774676399"), (0.5 - 1e-10, "70709.675193341063"), (0.5 - 1e-11, None), (0.3, None),
+])
+def test_lcd2_multiplier_keeps_its_digits_near_the_newton_limit(delta, root):
+    # Δ − Σ terms cancelled near Δ ≈ ½Σĝ²/D: 70709.67862 for the root 70709.67519 at rtol = 1e-13 (red18b)
+    from fractions import Fraction
+
+    import mpmath as mp
+    with mp.workdps(60):
+        exact = 1 / mp.sqrt(1 - 2 * mp.mpf(Fraction(delta).numerator) / Fraction(delta).denominator) - 1
+        if root is not None:
+            assert abs(exact - mp.mpf(root)) < 1e-12 * exact
+        got = C.lcd2_multiplier(delta, np.array([1.0]), np.array([1.0]))
+        assert abs(got - exact) <= 1e-13 * exact
+
+
+def test_lcd2_multiplier_states_its_newton_cutoff():
+    assert "1e-12·Δ" in C.lcd2_multiplier.__doc__
+    assert C.lcd2_multiplier(0.5 - 1e-13, np.array([1.0]), np.array([1.0])) == float("inf")
