@@ -23,10 +23,15 @@ class CheckedStateModule(nn.Module):
     torch, in silence or naming nothing)."""
 
     _FIXED: tuple[str, ...] = ()
+    #: once built (:func:`remember_structure` ran), refuse a public name the module does not have
+    #: (``net.in_featuress = 5`` was stored and ignored); submodules are left to torch
+    _REFUSE_UNKNOWN: bool = False
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._FIXED:
             refuse_reassignment(self, name, value, self._FIXED)
+        if self._REFUSE_UNKNOWN and "_built_shapes" in self.__dict__ and not isinstance(value, nn.Module):
+            refuse_unknown_attribute(self, name, (*self._parameters, *self._buffers, *self._modules))
         super().__setattr__(name, value)
 
     def load_state_dict(self, state_dict: Any, strict: Any = True, assign: Any = False):

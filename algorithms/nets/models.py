@@ -111,6 +111,8 @@ class Activation(torch.nn.Module):
 class _Network(CheckedStateModule):
     """What the three models share: seeded Gaussian parameters, input checks, the activation."""
 
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
+
     #: per-sample input shape, set by each model
     input_shape: tuple[int, ...]
 

@@ -109,6 +109,8 @@ class TwoLayerReLU(CheckedStateModule):
     True
     """
 
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
+
     _FIXED = ("in_features", "width", "out_features", "hidden_bias", "output_bias", "activation", "seed",
               "init_scale")
 

@@ -34,6 +34,7 @@ from algorithms._validation import (
     check_optimizer_state,
     check_positive,
     clone_tensors,
+    refuse_unknown_attribute,
 )
 
 #: exceptions a closure raises that pass as they are (the package's models name their argument with
@@ -318,6 +319,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             self._refuse_unknown_keys(group, f"params[{index}]")
             self._check_group(group)
         self._check_distinct()
+        self.__dict__["_built"] = True
 
     def __setattr__(self, name: str, value: Any) -> None:
         """``on_nonfinite`` and ``skipped_steps`` checked when set after construction (``on_nonfinite = 3``
@@ -328,6 +330,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 value = check_choice("on_nonfinite", value, ("warn", *NONFINITE_POLICIES))
             elif name == "skipped_steps":
                 value = check_int_at_least("skipped_steps", value, 0, size=False)
+            elif "_built" in self.__dict__ and not name.startswith("_") and name not in self.__dict__ \
+                    and name not in self._PICKLED and not hasattr(type(self), name):
+                # opt.lrr = 0.1 (meant for a group) was stored and ignored
+                refuse_unknown_attribute(self, name, ("on_nonfinite", "skipped_steps"))
             elif name in self._FIXED_AFTER_INIT and value != self.__dict__.get(name, value):
                 raise ValueError(f"{type(self).__name__}.{name} is fixed at construction "
                                  f"({self.__dict__[name]!r}); build a new {type(self).__name__} for "

@@ -71,6 +71,7 @@ from algorithms._validation import (
     checked_fields,
     clone_tensors,
     is_choice,
+    refuse_unknown_attribute,
     revalidate_if_reassigned,
     store_plain_scalars,
 )
@@ -392,6 +393,9 @@ class BlockOptimizer(torch.optim.Optimizer):
         if "_base_optimizer" in self.__dict__:
             if name == "switch_every":
                 value = check_positive_int("switch_every", value)
+            elif not name.startswith("_") and name not in self.__dict__ and not hasattr(type(self), name):
+                # o.switch_evry = 1 was stored and ignored
+                refuse_unknown_attribute(self, name, ("switch_every",))
             elif name in ("order", "expansion", "seed", "base") and value is not self.__dict__.get(name) \
                     and value != self.__dict__.get(name):
                 raise ValueError(f"BlockOptimizer.{name} is fixed at construction "

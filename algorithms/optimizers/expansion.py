@@ -54,6 +54,8 @@ class LowRankExpansion(CheckedStateModule):
     parameters (the inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
     """
 
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
+
     _FIXED = ("in_features", "out_features", "rank")
 
     @allocates("rank")

@@ -94,6 +94,8 @@ class MLP(CheckedStateModule):
     'hidden'
     """
 
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
+
     _FIXED = ("in_features", "out_features", "width", "depth", "seed", "residual_multiplier")
 
     @allocates("in_features", "out_features", "width", "depth")
@@ -185,6 +187,8 @@ class Transformer(CheckedStateModule):
     >>> lm(torch.zeros(3, 8, dtype=torch.long)).shape
     torch.Size([3, 8, 11])
     """
+
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
 
     _FIXED = ("vocab_size", "in_features", "out_features", "width", "depth", "n_heads", "context", "seed",
               "residual_multiplier")

@@ -148,3 +148,23 @@ def test_sam_refuses_its_live_theta_written_between_the_steps(fill):
     optimizer.state[w]["theta"].fill_(fill)
     with pytest.raises(ValueError, match=r"state\[param\]\['theta'\] holds NaN, inf or an entry past"):
         optimizer.second_step()
+
+
+def _models():
+    from algorithms.nets import TwoLayerReLU
+    from algorithms.nets.models import MLP as NetsMLP
+    from algorithms.optimizers import MLP, LowRankExpansion, Transformer
+
+    return [("in_featuress", TwoLayerReLU(2, 3)), ("hiden", NetsMLP(2, (3,), 1)), ("widht", MLP(2, 1, 3, 1)),
+            ("vocab_sizee", Transformer(vocab_size=5, width=8, depth=1, n_heads=2, context=4)),
+            ("rankk", LowRankExpansion(torch.nn.Linear(3, 2), rank=1))]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_a_misspelt_attribute_set_on_a_model_is_refused(index):
+    # red18a: net.in_featuress = 5 was stored and ignored
+    name, model = _models()[index]
+    with pytest.raises(AttributeError, match=f"takes no attribute '{name}'"):
+        setattr(model, name, 5)
+    model.eval()        # torch's own attributes still work
+    assert not model.training

@@ -214,3 +214,22 @@ def test_block_optimizer_checks_a_tensor_or_array_keyword_as_the_number(value):
     model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
     with pytest.raises(ValueError, match="weight_decay"):
         BlockOptimizer(model, lr=0.01, weight_decay=value)
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_misspelt_attribute_set_on_an_optimizer_is_refused(cls):
+    # red18a: opt.lrr = 0.1 was stored and ignored
+    _, optimizer = _stepped(cls)
+    with pytest.raises(AttributeError, match="takes no attribute 'lrr'"):
+        optimizer.lrr = 0.1
+    optimizer.on_nonfinite = "skip"
+    optimizer.step()
+
+
+def test_a_misspelt_attribute_set_on_a_block_optimizer_is_refused():
+    _, optimizer, closure = _block_stepped()
+    with pytest.raises(AttributeError, match="takes no attribute 'switch_evry'"):
+        optimizer.switch_evry = 1
+    optimizer.switch_every = 1
+    optimizer.step(closure)
+    assert optimizer.active_block == 1
