@@ -1337,14 +1337,18 @@ class CheckedRecord:
     """Mixin for a mutable dataclass record whose ``__post_init__`` checks (and normalizes) its fields: a
     field set after construction is checked the same way. The record is re-checked on a copy that holds
     the new value and updated only when that passes, so a refused assignment leaves it as it was
-    (``history.n_initial = 99`` on 3 rows, or ``run.status = "bogus"``, were kept as given). The
-    record's ``__post_init__`` ends with :meth:`_checked`."""
+    (``history.n_initial = 99`` on 3 rows, or ``run.status = "bogus"``, were kept as given); a public name
+    that is not a field is refused by name. The record's ``__post_init__`` ends with :meth:`_checked`."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         import copy
         import dataclasses
 
-        if not self.__dict__.get("_record_checked") or name not in {f.name for f in dataclasses.fields(self)}:
+        names = {f.name for f in dataclasses.fields(self)}
+        if self.__dict__.get("_record_checked") and name not in names:
+            # history.n_initiall = 0 (misspelt) was stored beside the field in silence
+            refuse_unknown_attribute(self, name, tuple(names))
+        if not self.__dict__.get("_record_checked") or name not in names:
             super().__setattr__(name, value)
             return
         trial = copy.copy(self)

@@ -34,3 +34,27 @@ def test_fields_and_copies_still_work():
     sol._private = 1  # private names are the implementation's
     for copied in (copy.deepcopy(sol), pickle.loads(pickle.dumps(sol))):
         assert copied.retcode is RetCode.MaxIters and copied.stats.iterations == 3
+
+
+def test_checked_record_refuses_a_misspelt_field():
+    # red18a: BOHistory.n_initiall = 0, GGDOptResult.losess = [] were stored beside the fields in silence
+    import dataclasses
+
+    from algorithms._validation import CheckedRecord
+
+    @dataclasses.dataclass
+    class Record(CheckedRecord):
+        count: int = 0
+
+        def __post_init__(self) -> None:
+            if self.count < 0:
+                raise ValueError(f"count must be >= 0, got {self.count}")
+            self._checked()
+
+    record = Record()
+    record.count = 2
+    with pytest.raises(ValueError, match="takes no attribute 'cout'"):
+        record.cout = 3
+    with pytest.raises(ValueError, match="count must be >= 0"):
+        record.count = -1
+    assert record.count == 2 and "cout" not in vars(record)
