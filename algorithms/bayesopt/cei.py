@@ -101,6 +101,7 @@ from algorithms._validation import (
     check_seed,
     check_working_range,
     physical_memory,
+    read_only,
     refuse_unknown_attribute,
     remember_validated,
     revalidate_if_reassigned,
@@ -239,8 +240,8 @@ class BOHistory(CheckedRecord):
                              f"the first rows that are the initial design, got {self.n_initial}")
         if self.c.shape[1] == 0:   # no constraint column: every point was "feasible" (np.all of nothing)
             raise ValueError(f"c must have m >= 1 columns (one per constraint), got shape {self.c.shape}")
-        for array in (self.X, self.f, self.c):   # checked copies, frozen: history.X[0] = nan went unchecked
-            array.flags.writeable = False
+        for name in ("X", "f", "c"):   # checked copies in immutable memory: history.X[0] = nan went unchecked
+            object.__setattr__(self, name, read_only(getattr(self, name)))
         self._checked()
 
     @property

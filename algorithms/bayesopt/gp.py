@@ -30,6 +30,7 @@ from algorithms._validation import (
     check_bool,
     check_count,
     check_seed,
+    read_only,
     refuse_unknown_attribute,
     stable_norm,
 )
@@ -80,9 +81,8 @@ def _check_kernel(kernel, name: str = "kernel") -> Kernel:
 
 
 def _read_only(view: np.ndarray) -> np.ndarray:
-    view = view.view()
-    view.flags.writeable = False
-    return view
+    # a copy in immutable memory: a read-only view's flag could be set back (gp.y[1] = 100 was used; red18a)
+    return read_only(view)
 
 
 def _check_diagonal(jitter: float, kernel: Kernel) -> None:

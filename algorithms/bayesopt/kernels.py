@@ -30,6 +30,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_positive,
+    read_only,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -119,7 +120,7 @@ class Kernel:
                 raise ValueError(f"lengthscale must lie in [{WORKING_MIN:.4g}, {SCALE_MAX:.4g}] in every "
                                  f"coordinate (the package's working range for a positive scale: float32's "
                                  f"normal numbers), got {scale}")
-            scale.flags.writeable = False   # frozen: kernel.lengthscale[0] = -1 changed it unchecked
+            scale = read_only(scale)   # immutable: no flag to set back (red18a)
             object.__setattr__(self, "lengthscale", scale)
         object.__setattr__(self, "outputscale",
                            check_scale("outputscale", self.outputscale, upper=SCALE_MAX))

@@ -22,6 +22,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_str,
     check_takes,
+    read_only,
     remember_validated,
     returned_scalar,
     revalidate_if_reassigned,
@@ -100,7 +101,7 @@ class ConstrainedBOProblem(Problem):
             i = int(wide[0])
             raise ValueError(f"bounds row {i} must have a finite width upper - lower, got lower "
                              f"{bounds[i, 0]} and upper {bounds[i, 1]}")
-        bounds.flags.writeable = False   # a frozen problem: prob.bounds[0, 1] = 9 changed it unchecked
+        bounds = read_only(bounds)   # immutable: no flag to set back (red18a)
         object.__setattr__(self, "bounds", bounds)
         if isinstance(self.initial, int | np.integer) and not isinstance(self.initial, bool):
             initial = check_count("initial", self.initial, 1)
@@ -116,7 +117,7 @@ class ConstrainedBOProblem(Problem):
                 )
             if np.any(design < bounds[:, 0].astype(np.float64)) or np.any(design > bounds[:, 1]):
                 raise ValueError("initial points must lie inside bounds (lower <= x <= upper)")
-            design.flags.writeable = False
+            design = read_only(design)
             object.__setattr__(self, "initial", design)
         if self.f_star is not None:
             object.__setattr__(self, "f_star", float(as_float_array("f_star", self.f_star, ndim=0)))
@@ -128,7 +129,7 @@ class ConstrainedBOProblem(Problem):
             if np.any(x_star < bounds[:, 0] - slack) or np.any(x_star > bounds[:, 1] + slack):
                 raise ValueError(f"x_star must lie inside bounds (lower <= x <= upper), "
                                  f"got {x_star.tolist()}")
-            x_star.flags.writeable = False
+            x_star = read_only(x_star)
             object.__setattr__(self, "x_star", x_star)
         if self.n_constraints is None:
             object.__setattr__(self, "n_constraints", self._count_constraints())

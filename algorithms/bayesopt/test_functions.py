@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     precision_rank,
+    read_only,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -94,7 +95,7 @@ class RKHSFunction:
         if ell.ndim == 1 and ell.size != centers.shape[1]:
             raise ValueError(f"kernel has {ell.size} ARD lengthscales but centers have {centers.shape[1]} "
                              f"columns")
-        centers.flags.writeable = weights.flags.writeable = False   # frozen: g.weights[0] = nan unchecked
+        centers, weights = read_only(centers), read_only(weights)   # immutable: no flag to set back (red18a)
         object.__setattr__(self, "centers", centers)
         object.__setattr__(self, "weights", weights)
         try:   # centres of 1e300: their scaled distances overflowed, k read as 0 between them in silence

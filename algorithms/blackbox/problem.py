@@ -58,6 +58,7 @@ from algorithms._validation import (
     check_str,
     check_takes,
     check_working_range,
+    read_only,
     refuse_unknown_attribute,
     remember_validated,
     returned_scalar,
@@ -170,7 +171,7 @@ class BlackBoxProblem(Problem):
         object.__setattr__(self, "budget", int(self.budget))
         # read-only copies, and bounds the validated pair: the caller's arrays edited after construction
         # showed in bounds (lower/upper were copies), and problem.lower[0] = 5 changed a frozen problem
-        lower.flags.writeable = upper.flags.writeable = False
+        lower, upper = read_only(lower), read_only(upper)   # immutable: no flag to set back (red18a)
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         object.__setattr__(self, "bounds", (lower, upper))
@@ -179,11 +180,23 @@ class BlackBoxProblem(Problem):
     def __setstate__(self, state: dict[str, Any]) -> None:
         # copy.deepcopy and pickle hand the copy writable arrays (numpy drops the read-only flag), and the
         # copy's lower/upper are bounds' own: problem.lower[0] = 9 on a copy met numpy's "high - low < 0"
+        state = dict(state)
+        lower, upper = state.get("lower"), state.get("upper")
+        if isinstance(lower, np.ndarray) and isinstance(upper, np.ndarray):
+            kept = (isinstance(state.get("bounds"), tuple) and state["bounds"][0] is lower
+                    and state["bounds"][1] is upper)
+            lower, upper = read_only(lower), read_only(upper)   # sealed again, immutable
+            state["lower"], state["upper"] = lower, upper
+            if kept:
+                state["bounds"] = (lower, upper)
+                seen = state.get("_validated_fields")
+                if isinstance(seen, dict):   # the sealed copies are the validated arrays: no rebuild
+                    seen = dict(seen)
+                    for name, value in (("lower", lower), ("upper", upper), ("bounds", state["bounds"])):
+                        if name in seen:
+                            seen[name] = (value, seen[name][1])
+                    state["_validated_fields"] = seen
         self.__dict__.update(state)
-        for name in ("lower", "upper"):
-            value = self.__dict__.get(name)
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
 
     def _check_unchanged(self) -> None:
         """Before each solve (and each Evaluator built on it): no field was replaced after construction with
@@ -290,8 +303,7 @@ class Evaluator:
             if np.any(value < self.problem.lower - slack) or np.any(value > self.problem.upper + slack):
                 raise ValueError(f"best_x must be a point of the box bounds, got {value.tolist()!r:.80}")
             # a read-only copy: ev.best_x[0] = 99 moved the best point out of the box past this check
-            value = value.copy()
-            value.flags.writeable = False
+            value = read_only(value)
         elif name == "best_x" and math.isfinite(self.__dict__.get("best_value", math.inf)):
             raise ValueError(f"best_x must be a point while best_value is finite ({self.best_value!r}): set "
                              f"best_value = inf first to reset the best point")

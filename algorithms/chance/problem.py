@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_takes,
     check_working_range,
     precision_rank,
+    read_only,
     remember_validated,
     to_float,
 )
@@ -110,7 +111,7 @@ class LinearStructure:
             # all three named: a short cost or b was blamed on A
             raise ValueError(f"linear: cost (n,), A (L, m, n) and b (L, m) must agree in shape, got cost "
                              f"{cost.shape}, A {A.shape} and b {b.shape}")
-        cost.flags.writeable = A.flags.writeable = b.flags.writeable = False   # frozen: no edits unchecked
+        cost, A, b = read_only(cost), read_only(A), read_only(b)   # immutable: no flag to set back (red18a)
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
@@ -172,7 +173,7 @@ class ChanceConstrainedProblem(Problem):
                 f"h_samples has {h.shape[0]} samples; rho={rho:g} needs at least {need} "
                 f"(⌈1/rho⌉) to resolve the violation level"
             )
-        h.flags.writeable = False   # a frozen problem: problem.h_samples[0] = 9 changed it unchecked
+        h = read_only(h)   # immutable: no flag to set back (red18a)
         object.__setattr__(self, "h_samples", h)
         lower = as_float_array("lower", self.lower, ndim=1, dtype=h.dtype)
         upper = as_float_array("upper", self.upper, ndim=1, dtype=h.dtype)
@@ -187,7 +188,7 @@ class ChanceConstrainedProblem(Problem):
         if wide:   # -1e308, 1e308: the probe points were inf
             raise ValueError("lower and upper must be a box of finite width upper - lower in every "
                              "coordinate")
-        lower.flags.writeable = upper.flags.writeable = False
+        lower, upper = read_only(lower), read_only(upper)
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         if self.h_sampler is not None:

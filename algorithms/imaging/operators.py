@@ -52,6 +52,7 @@ from algorithms._validation import (
     check_seed,
     check_torch_dtype,
     check_working_range,
+    read_only,
     refuse_sparse,
     to_float,
 )
@@ -699,7 +700,7 @@ class Radon(LinearOperator):
         if angles.size < 1 or not np.all(np.isfinite(angles)):
             raise ValueError(f"angles must be a non-empty sequence of finite degrees, got {angles!r}")
         check_entries_in_range("angles", angles)
-        angles.setflags(write=False)  # what the sparse map was built from: an edit in place would belie it
+        angles = read_only(angles)  # what the sparse map was built from: an edit in place would belie it
         self.angles = angles
         size = self.image_shape[0]
         # up to 4 bilinear weights per sample, size² samples per angle, each an (int64, int64, float64) triple

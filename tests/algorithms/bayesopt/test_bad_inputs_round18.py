@@ -44,3 +44,35 @@ def test_correct_spelling_still_takes_effect():
     bo = _ask_tell()
     bo.algorithm = CEI(fit=False)
     assert bo.algorithm.fit is False
+
+
+# ---- read-only arrays are immutable: the flag of a read-only view could be set back (red18a: gp.y[1] = 100
+# was used with the old posterior; h_samples, lower, best_x likewise)
+def _sealed_arrays():
+    import copy
+
+    from algorithms.bayesopt import gardner_problem, rkhs_function
+    from algorithms.blackbox import Evaluator, bbob_problem
+    from algorithms.chance import linear_gaussian_problem
+
+    ev = Evaluator(bbob_problem(1, 1, 2, 50))
+    ev(np.zeros((2, 2)))
+    g = rkhs_function(Kernel(), 2, 3.0, n_centers=5)
+    return {"GaussianProcess.y": lambda: _gp().y, "GaussianProcess.X": lambda: _gp().X,
+            "Kernel.lengthscale": lambda: Kernel(lengthscale=np.array([0.2, 0.3])).lengthscale,
+            "ConstrainedBOProblem.bounds": lambda: gardner_problem().bounds,
+            "RKHSFunction.weights": lambda: g.weights,
+            "ChanceConstrainedProblem.h_samples":
+                lambda: linear_gaussian_problem(n=2, n_samples=30).h_samples,
+            "BlackBoxProblem.lower": lambda: bbob_problem(1, 1, 2, 50).lower,
+            "BlackBoxProblem.lower (deepcopy)": lambda: copy.deepcopy(bbob_problem(1, 1, 2, 50)).lower,
+            "Evaluator.best_x": lambda: ev.best_x}
+
+
+@pytest.mark.parametrize("name", list(_sealed_arrays()))
+def test_read_only_arrays_cannot_be_made_writable(name):
+    array = _sealed_arrays()[name]()
+    for a in (array, array.base):
+        if isinstance(a, np.ndarray):
+            with pytest.raises(ValueError, match="WRITEABLE"):
+                a.flags.writeable = True
