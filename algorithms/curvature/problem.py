@@ -73,6 +73,7 @@ from algorithms._validation import (
     precision_rank,
     read_only,
     returned_scalar,
+    revalidate_if_reassigned,
     run_values,
     stable_norm,
     to_float,
@@ -436,7 +437,9 @@ class CurvatureProblem(Problem):
 
     def _check_point(self, x: Any) -> np.ndarray:
         """``x`` as a finite copy in the problem's dtype: f(NaN) answered NaN, and a user ``f`` that wrote
-        into its argument changed the solver's iterate."""
+        into its argument changed the solver's iterate. A field replaced since construction
+        (object.__setattr__) is validated again first, as solve does (value() ran a replaced NaN f)."""
+        revalidate_if_reassigned(self)
         try:
             shape = np.shape(x)
         except ValueError as exc:  # a ragged list: numpy's "inhomogeneous shape", x not named

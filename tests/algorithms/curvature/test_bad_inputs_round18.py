@@ -41,3 +41,13 @@ def test_lcd2_multiplier_keeps_its_digits_near_the_newton_limit(delta, root):
 def test_lcd2_multiplier_states_its_newton_cutoff():
     assert "1e-12·Δ" in C.lcd2_multiplier.__doc__
     assert C.lcd2_multiplier(0.5 - 1e-13, np.array([1.0]), np.array([1.0])) == float("inf")
+
+
+@pytest.mark.parametrize("method", ["value", "gradient", "curvature_at"])
+@pytest.mark.parametrize("field, value", [("f", lambda x: float("nan")), ("L_C", -5.0)])
+def test_problem_methods_revalidate_a_field_replaced_after_construction(method, field, value):
+    # p.value(x0) answered NaN and gradient/curvature_at used L_C = -5, where solve refused both (red18b)
+    p = C.squared_lp_norm(2, x0=np.array([1.0, 2.0]))
+    object.__setattr__(p, field, value)
+    with pytest.raises(ValueError, match=rf"CurvatureProblem\.{field} was changed after construction"):
+        getattr(p, method)(p.x0)
