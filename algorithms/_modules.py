@@ -8,7 +8,8 @@ from torch import nn
 
 from algorithms._validation import check_module_load, refuse_unknown_attribute
 
-__all__ = ["CheckedStateModule", "check_structure", "refuse_reassignment", "remember_structure"]
+__all__ = ["CheckedStateModule", "check_structure", "refuse_reassignment", "refuse_unknown_module_attribute",
+           "remember_structure"]
 
 
 class CheckedStateModule(nn.Module):
@@ -56,6 +57,16 @@ def refuse_reassignment(module: nn.Module, name: str, value: Any, fixed: tuple[s
         kind = type(module).__name__
         raise ValueError(f"{name} is fixed by {kind}'s construction ({old!r:.40}); build a new {kind} for "
                          f"another one, got {type(value).__name__} {value!r:.40}")
+
+
+def refuse_unknown_module_attribute(module: nn.Module, name: str) -> None:
+    """Called from a module's ``__setattr__``: once :func:`remember_structure` ran, a public name that is
+    neither an attribute, a parameter, a buffer nor a submodule the module has is refused by name
+    (``net.hiden = 16`` was stored and ignored in silence)."""
+    if "_built_shapes" not in module.__dict__:
+        return
+    known = (*module.__dict__, *module._parameters, *module._buffers, *module._modules)
+    refuse_unknown_attribute(module, name, tuple(k for k in known if not k.startswith("_")))
 
 
 def remember_structure(module: nn.Module) -> None:

@@ -30,12 +30,18 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, check_structure, remember_structure
+from algorithms._modules import (
+    CheckedStateModule,
+    check_structure,
+    refuse_unknown_module_attribute,
+    remember_structure,
+)
 from algorithms._validation import (
     allocates,
     check_device,
@@ -69,6 +75,10 @@ class ScoreNet(CheckedStateModule):
 
     #: the sizes the layers were built for: reassigning one is refused by name (forward met torch's shapes)
     _FIXED = ("in_features", "out_features")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        refuse_unknown_module_attribute(self, name)  # net.hiden = 16 (misspelt) was stored and ignored
+        super().__setattr__(name, value)
 
     @allocates("in_features", "hidden", "out_features")
     def __init__(self, in_features: int, hidden: int = 8, out_features: int = 1, *, seed: int = 0) -> None:

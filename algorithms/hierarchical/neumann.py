@@ -31,7 +31,13 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from algorithms._validation import as_float_array, check_count, check_int_at_least, check_positive
+from algorithms._validation import (
+    as_float_array,
+    check_count,
+    check_int_at_least,
+    check_positive,
+    revalidate_if_reassigned,
+)
 from algorithms.hierarchical._loop import checked
 from algorithms.hierarchical.problems import BilevelProblem
 
@@ -112,6 +118,7 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
     """
     if not isinstance(problem, BilevelProblem):
         raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")
+    revalidate_if_reassigned(problem)  # a field replaced since construction (l_g1 = -1 was used), as solve
     check_count("terms", terms, 0, MAX_TERMS, "each is a Hessian-vector product")  # 2**31 - 1: a hang
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "

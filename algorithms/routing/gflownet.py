@@ -70,7 +70,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, check_structure, remember_structure
+from algorithms._modules import (
+    CheckedStateModule,
+    check_structure,
+    refuse_unknown_module_attribute,
+    remember_structure,
+)
 from algorithms._validation import (
     allocates,
     check_bool,
@@ -244,6 +249,10 @@ class RoutingGFlowNet(CheckedStateModule):
     """
 
     _FIXED = ("problem", "hidden", "layers")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        refuse_unknown_module_attribute(self, name)  # net.hiden = 16 (misspelt) was stored and ignored
+        super().__setattr__(name, value)
 
     @allocates("hidden", "layers")
     def __init__(self, problem: str = "tsp", hidden: int = 32, layers: int = 3, k: int | None = None) -> None:

@@ -60,7 +60,7 @@ def _from_graph(name: str, graph, weight: str | None) -> tuple[sp.csr_matrix, li
         matrix = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight=weight, dtype=np.float64)
     except (TypeError, ValueError) as exc:    # a non-numeric edge attribute
         raise TypeError(f"{name}: the edge attribute {weight!r} must be numeric: {exc}") from None
-    return sp.csr_matrix(matrix), nodes
+    return sp.csr_matrix(matrix), tuple(nodes)  # a tuple: a list kept inside the sealed cut could be edited
 
 
 def _refuse_inexact_ints(name: str, raw: Any) -> None:
@@ -194,7 +194,7 @@ class DirectedCut(_IndexFunction):
         if weight is not None and not isinstance(weight, str):  # checked for a matrix too
             raise TypeError(f"weight must be an edge attribute name (str) or None, got "
                             f"{type(weight).__name__}")
-        self.nodes: list | None = None
+        self.nodes: tuple | None = None
         if _is_networkx_graph(weights):
             if isinstance(self, GraphCut) and weights.is_directed():
                 raise ValueError("weights: GraphCut needs an undirected graph, got a directed one; "

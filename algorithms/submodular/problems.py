@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import revalidate_if_reassigned
 from algorithms.core import Problem
 from algorithms.submodular.functions import check_in_domain
 from algorithms.submodular.matroids import (
@@ -103,6 +104,7 @@ class _SetProblem(Problem):
 
     def indicator(self, chosen: Iterable[Hashable]) -> np.ndarray:
         """The 0/1 vector of ``chosen`` (a subset of ``universe``) over ``universe``."""
+        revalidate_if_reassigned(self)  # universe replaced since construction (object.__setattr__), as solve
         chosen = as_subset("chosen", chosen)
         unknown = chosen.difference(self.universe)
         if unknown:  # an element outside the universe was dropped from the vector in silence
@@ -112,6 +114,7 @@ class _SetProblem(Problem):
 
     def decode(self, x) -> frozenset:
         """The set whose 0/1 indicator over ``universe`` is ``x``."""
+        revalidate_if_reassigned(self)  # universe replaced since construction: decoded against it in silence
         x = np.asarray(x)
         if x.shape != (len(self.universe),):
             raise ValueError(f"x must have shape ({len(self.universe)},), got {x.shape}")
