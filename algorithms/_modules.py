@@ -59,16 +59,6 @@ def refuse_reassignment(module: nn.Module, name: str, value: Any, fixed: tuple[s
                          f"another one, got {type(value).__name__} {value!r:.40}")
 
 
-def refuse_unknown_module_attribute(module: nn.Module, name: str) -> None:
-    """Called from a module's ``__setattr__``: once :func:`remember_structure` ran, a public name that is
-    neither an attribute, a parameter, a buffer nor a submodule the module has is refused by name
-    (``net.hiden = 16`` was stored and ignored in silence)."""
-    if "_built_shapes" not in module.__dict__:
-        return
-    known = (*module.__dict__, *module._parameters, *module._buffers, *module._modules)
-    refuse_unknown_attribute(module, name, tuple(k for k in known if not k.startswith("_")))
-
-
 def remember_structure(module: nn.Module) -> None:
     """Record the names and shapes of ``module``'s parameters as built, for :func:`check_structure`."""
     module.__dict__["_built_shapes"] = {name: tuple(p.shape) for name, p in module.named_parameters()}

@@ -39,6 +39,7 @@ from torch import nn
 from algorithms._modules import (
     CheckedStateModule,
     check_structure,
+    fix_attributes,
     refuse_unknown_module_attribute,
     remember_structure,
 )
@@ -77,7 +78,7 @@ class ScoreNet(CheckedStateModule):
     _FIXED = ("in_features", "out_features")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        refuse_unknown_module_attribute(self, name)  # net.hiden = 16 (misspelt) was stored and ignored
+        refuse_unknown_module_attribute(self, name, value)  # net.hiden = 16 was stored and ignored
         super().__setattr__(name, value)
 
     @allocates("in_features", "hidden", "out_features")
@@ -97,6 +98,7 @@ class ScoreNet(CheckedStateModule):
                 layer.weight.uniform_(-bound, bound, generator=generator)
                 layer.bias.uniform_(-bound, bound, generator=generator)
         remember_structure(self)
+        fix_attributes(self)  # a misspelt public name set later is refused (stored and ignored before)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Scores h(w; X), shape (n, out_features), for ``X`` a finite float64 tensor (n, in_features) on the

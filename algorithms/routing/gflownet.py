@@ -73,6 +73,7 @@ from torch import nn
 from algorithms._modules import (
     CheckedStateModule,
     check_structure,
+    fix_attributes,
     refuse_unknown_module_attribute,
     remember_structure,
 )
@@ -251,7 +252,7 @@ class RoutingGFlowNet(CheckedStateModule):
     _FIXED = ("problem", "hidden", "layers")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        refuse_unknown_module_attribute(self, name)  # net.hiden = 16 (misspelt) was stored and ignored
+        refuse_unknown_module_attribute(self, name, value)  # net.hiden = 16 was stored and ignored
         super().__setattr__(name, value)
 
     @allocates("hidden", "layers")
@@ -273,6 +274,7 @@ class RoutingGFlowNet(CheckedStateModule):
         self.flow_count = nn.Parameter(torch.tensor(1.0))  # a: weight of log Γ(r+1)
         self.flow_linear = nn.Parameter(torch.tensor(0.0))  # b: weight of r
         remember_structure(self)
+        fix_attributes(self)  # a misspelt public name set later is refused (stored and ignored before)
 
     def config(self) -> dict[str, Any]:
         return {"problem": self.problem, "hidden": self.hidden, "layers": self.layers, "k": self.k}

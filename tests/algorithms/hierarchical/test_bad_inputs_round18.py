@@ -53,3 +53,23 @@ def test_oracles_returning_tensors_that_require_grad_give_the_array_answer(field
     got = solve(edited, algorithm, seed=0, maxiters=30)
     assert got.retcode == reference.retcode and np.array_equal(got.x, reference.x)
     assert np.array_equal(got.original["grad_phi_norm"], reference.original["grad_phi_norm"])
+
+
+@pytest.mark.parametrize("name, value", [("hiden", 16), ("out_feature", 2)])
+def test_scorenet_refuses_a_misspelt_attribute(name, value):
+    from algorithms._validation import UnknownAttributeError
+    net = ScoreNet(4)
+    with pytest.raises(UnknownAttributeError, match=rf"ScoreNet takes no attribute '{name}'"):
+        setattr(net, name, value)
+    net.train(False)   # torch's own attributes still work
+
+
+@pytest.mark.parametrize("field, value", [("l_g1", -1.0), ("l_g1", 1e39), ("hessian_sigma", -1.0),
+                                          ("noise", "zz")])
+def test_neumann_hypergradient_revalidates_a_field_replaced_after_construction(field, value):
+    # l_g1 = -1 written by object.__setattr__ was used (an estimate of [9.1, -0.23, -4.5]); solve refused
+    import algorithms.hierarchical as H
+    b = H.quadratic_bilevel()
+    object.__setattr__(b, field, value)
+    with pytest.raises(ValueError, match=rf"BilevelProblem\.{field} was changed after construction"):
+        H.neumann_hypergradient(b, b.x0, b.y0, 3, np.random.default_rng(0))

@@ -155,3 +155,13 @@ def test_hbg_refuses_a_checkpoint_meta_edited_by_hand(tmp_path, edit, words):
     torch.save(state, path)
     with pytest.raises(ValueError, match=words):
         solve(random_tsp(20, seed=3), HBG(checkpoint=path, samples=4), seed=0)
+
+
+@pytest.mark.parametrize("name", ["hiden", "layer"])
+def test_gflownet_refuses_a_misspelt_attribute(name):
+    from algorithms._validation import UnknownAttributeError
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1)
+    with pytest.raises(UnknownAttributeError, match=rf"RoutingGFlowNet takes no attribute '{name}'"):
+        setattr(model, name, 16)
+    model.k = 3   # its own settable k still works
+    assert model.k == 3

@@ -67,3 +67,28 @@ def test_an_element_not_equal_to_itself_is_refused_by_name(where):
             solve(UpdateStream(len, matchoid, updates), DynamicMatchoid())
         else:
             solve(MatchoidMaximization(len, matchoid, [x, 1, 2]), Greedy())
+
+
+@pytest.mark.parametrize("use", ["decode", "indicator"])
+def test_decode_revalidates_a_universe_replaced_after_construction(use):
+    # decode answered against the replaced universe in silence, where solve refused it (red18b)
+    import numpy as np
+
+    from algorithms.submodular import MatchoidMaximization
+    p = MatchoidMaximization(len, Matchoid([UniformMatroid(2)]), range(5))
+    object.__setattr__(p, "universe", ("a", "b", "c", "d", "e"))
+    with pytest.raises(ValueError, match=r"MatchoidMaximization\.universe was changed after construction"):
+        p.decode(np.array([1, 1, 0, 0, 0])) if use == "decode" else p.indicator({0})
+
+
+def test_graph_cut_nodes_cannot_be_edited():
+    import networkx as nx
+
+    from algorithms.submodular import DirectedCut, GraphCut
+    G = nx.Graph()
+    G.add_edge("a", "b", weight=2.0)
+    G.add_edge("b", "c", weight=1.0)
+    for cut in (GraphCut(G), DirectedCut(nx.DiGraph(G))):
+        with pytest.raises(TypeError):
+            cut.nodes[0] = "c"
+        assert cut.to_nodes(frozenset({0})) == {"a"}
