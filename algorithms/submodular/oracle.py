@@ -17,13 +17,15 @@ and checks every value: the theorems need f >= 0, so a negative value raises
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Hashable, Iterable
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from algorithms._validation import call_user, check_takes, returned_scalar
+from algorithms._validation import _brief, call_user, check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
@@ -64,20 +66,35 @@ def check_set_function(f) -> Callable[[frozenset], float]:
 
 
 def _exact(raw: Any) -> int | Fraction | None:
-    """``raw`` as an exact Python number when it is one (an int, a numpy int, a Fraction), else None."""
+    """``raw`` as an exact Python number when it holds more than a float64 keeps: an int (a numpy int, a
+    0-d int array or tensor), a Fraction or other rational, a finite Decimal or a finite float wider than
+    float64 (np.longdouble) as the Fraction it equals; None for a float64 or narrower float (exact as it
+    is). Rounded to float64, Decimal 1 + 4e-30 tied with 1 and BruteForce returned the wrong set."""
+    if type(raw).__module__.startswith("torch") and hasattr(raw, "detach"):
+        raw = raw.detach()
+        return None if raw.is_floating_point() else int(raw.item())  # a bool tensor was refused
+    if isinstance(raw, np.ndarray):  # 0-d (returned_scalar refused any other shape)
+        raw = raw[()]
     if isinstance(raw, bool | np.bool_):
         return None
-    if isinstance(raw, int | np.integer):
+    if isinstance(raw, numbers.Integral):
         return int(raw)
     if isinstance(raw, Fraction):
         return raw
+    if isinstance(raw, numbers.Rational):
+        return Fraction(int(raw.numerator), int(raw.denominator))
+    if isinstance(raw, Decimal):
+        return Fraction(raw) if raw.is_finite() else None
+    if isinstance(raw, np.floating) and np.finfo(raw.dtype).nmant > np.finfo(np.float64).nmant:
+        return Fraction(*raw.as_integer_ratio()) if np.isfinite(raw) else None
     return None
 
 
 def checked_value(raw: Any, subset: frozenset, *, exact: bool = False) -> float | int | Fraction:
     """``raw`` = f(subset) as a float, finite and >= 0, else an error naming f and the set. With ``exact``, an
-    int or Fraction answer is returned as it is (the methods compare gains in it: 10**17 + |S| rounded to
-    float64 made every gain 0, and an exact method returned the empty set with Success)."""
+    answer holding more than a float64 (an int, a Fraction, a Decimal, an np.longdouble) is returned exactly,
+    as an int or Fraction (the methods compare gains in it: 10**17 + |S| rounded to float64 made every gain
+    0, and an exact method returned the empty set with Success)."""
     try:  # a str "1" was parsed by float(), a bool counted as 0/1, a 1-element list unpacked
         value = returned_scalar("f", raw)
     except TypeError as exc:
@@ -85,11 +102,12 @@ def checked_value(raw: Any, subset: frozenset, *, exact: bool = False) -> float 
                         f"{_show(subset)}") from exc
     if not math.isfinite(value):
         raise NonFiniteValueError(f"f returned a non-finite value {value!r} for S = {_show(subset)}")
-    if value < 0:
+    exact_value = _exact(raw)
+    if value < 0 or (exact_value is not None and exact_value < 0):  # Decimal -1e-400 rounds to -0.0
+        shown = repr(value) if value < 0 else _brief(raw)
         raise NegativeValueError(f"f must be non-negative (the theorem needs f >= 0), got "
-                                 f"f(S) = {value!r} for S = {_show(subset)}")
-    exact_value = _exact(raw) if exact else None
-    return value if exact_value is None else exact_value
+                                 f"f(S) = {shown} for S = {_show(subset)}")
+    return exact_value if exact and exact_value is not None else value
 
 
 def check_matchoid(matchoid) -> Matchoid:
