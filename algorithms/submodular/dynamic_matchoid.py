@@ -439,8 +439,8 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
 
     ``f`` is any callable f(frozenset) -> float (non-negative, submodular, finite: any float64 value, not
     held to the working range; an int, Fraction, Decimal or np.longdouble answer is rounded to float64 and
-    compared in float64, unlike Greedy/BruteForce, which compare it exactly; every call is counted in ``queries`` together with the matroid oracle
-    calls); ``matchoid`` a
+    compared in float64, unlike Greedy/BruteForce, which compare it exactly; every call is counted in
+    ``queries`` together with the matroid oracle calls); ``matchoid`` a
     :class:`Matchoid`; ``eps`` in (0, 1) and at least 1.18e-38; ``seed`` (None or an int in [0, 2**64))
     seeds every coin; ``max_value``, when given, is the paper's MAX, a float > 0 in [M, 2M] for M the largest
     f({e}) the stream inserts (it must bound every f({e}): a larger f({e}) is refused at its insert, naming

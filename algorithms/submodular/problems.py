@@ -133,11 +133,11 @@ class MatchoidMaximization(_SetProblem):
     What is checked of ``f``: that it is callable with one argument, and at every query that it returns a
     finite real >= 0 (else the solve ends ``Failure``/``Diverged``, or raises naming ``f``): f's values are
     not held to the working range, any finite float64 >= 0 is used as it is (f = 1e39·|S| is solved; a
-    sum of in-range weights may pass 3.4e38). Greedy,
-    SampleGreedy, BruteForce and RecomputeFromScratch compare an answer that holds more than a float64 exactly,
-    as the Fraction it equals: an int (also a numpy int, a 0-d int array or tensor), a Fraction, a finite
-    decimal.Decimal, an np.longdouble (10**17 + |S| keeps its gains of 1, Decimal 1 + k·1e-20 its order);
-    a float64 or narrower float in float64. DynamicMatchoid works in float64 (each answer rounded). Its
+    sum of in-range weights may pass 3.4e38). Greedy, SampleGreedy, BruteForce and RecomputeFromScratch
+    compare an answer that holds more than a float64 exactly, as the Fraction it equals: an int (also a
+    numpy int, a 0-d int array or tensor), a Fraction, a finite decimal.Decimal, an np.longdouble
+    (10**17 + |S| keeps its gains of 1, Decimal 1 + k·1e-20 its order); a float64 or narrower float in
+    float64. DynamicMatchoid works in float64 (each answer rounded). Its
     submodularity is sampled when the problem is built (an exhaustive check costs 2^n evaluations): 8
     seeded diminishing-returns tests f(A ∪ {e}) − f(A) >= f(B ∪ {e}) − f(B) − 1e-9·max|f| (the four values;
     a violation at rounding level passes) for A ⊂ B ⊆ ``elements``,

@@ -1,6 +1,7 @@
 """Round 18: an f answering values that hold more than a float64 (a Decimal, an np.longdouble, a 0-d int
 array, an int tensor) is compared exactly, as ints and Fractions are (they were rounded to float64 and
-BruteForce/Greedy returned a wrong set with Success; red18b). A negative answer that rounds to -0.0 is refused.
+BruteForce/Greedy returned a wrong set with Success; red18b). A negative answer that rounds to -0.0 is
+refused.
 """
 
 from __future__ import annotations
