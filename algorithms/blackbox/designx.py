@@ -178,7 +178,9 @@ class Episode(CheckedRecord):
     ``workflow`` a valid workflow of the grammar (or ``()`` for a record built by hand to score values with
     :func:`log_regret_rewards`), ``logp1``/``entropy1`` 0-d floating tensors, ``obs``/``actions``/``logp2``/
     ``values`` lists, ``start_best`` and ``best_after`` real numbers (+inf allowed, not NaN), ``evaluator``
-    an :class:`~algorithms.blackbox.Evaluator` or None; checked when set too.
+    an :class:`~algorithms.blackbox.Evaluator` or None; checked when set too. The lists are the run's own
+    (``run_episode`` appends to them); an entry appended or written in place is checked by
+    :func:`log_regret_rewards` before it answers (``episode.best_after.append(nan)`` is refused there).
     """
 
     workflow: tuple[str, ...]
@@ -295,8 +297,8 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     controller = None
     if controllable:
         def controller(obs: np.ndarray) -> dict[str, dict[str, float]]:
-            with torch.no_grad():
-                mean, std, value = agent2(workflow, torch.as_tensor(obs, dtype=torch.float32)[None])
+            with torch.no_grad():   # obs copied: it is read-only (torch warned of undefined behaviour)
+                mean, std, value = agent2(workflow, torch.as_tensor(np.array(obs, dtype=np.float32))[None])
                 mean, std = mean[0], std[0]
                 if stochastic:
                     raw = mean + std * torch.randn(mean.shape, generator=generator)
@@ -320,6 +322,17 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     return episode
 
 
+def _recheck(episode: Episode) -> None:
+    """The episode's checks run again on a copy: its lists are appended to in place (by the run, or by a
+    user: best_after.append(nan) was answered as a reward of -1.16, a str met Python's own TypeError)."""
+    trial = copy.copy(episode)
+    trial.__dict__["_record_checked"] = False
+    try:
+        trial.__post_init__()
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"episode was changed after construction: {error}") from None
+
+
 def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) -> np.ndarray:
     """Per-step rewards r_t = (ℓ_{t−1} − ℓ_t)/(ℓ_0 − log10 floor), ℓ = log10(best − f* + floor),
     ℓ_0 at the first control step (after the feature sample and the initial population). They sum to
@@ -331,6 +344,7 @@ def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) ->
     the episode's regrets, e.g. 3.4e38, gives 0 rewards; 1e39 is refused naming floor)."""
     if not isinstance(episode, Episode):
         raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
+    _recheck(episode)
     optimum, floor = check_finite_real("optimum", optimum), check_positive("floor", floor)
     bests = [b for b in (episode.start_best, *episode.best_after) if math.isfinite(b)]
     # rewards of a wrong f* were all 0; the slack is relative to f's scale (an absolute floor of 1 let f in

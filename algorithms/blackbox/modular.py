@@ -66,6 +66,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_positive_int,
     check_takes,
+    read_only,
     remember_validated,
     revalidate_if_reassigned,
     run_values,
@@ -265,7 +266,13 @@ class ModularOptimizer(Algorithm):
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class RunResult(CheckedRecord):
-    """What :func:`run_workflow` returns (the evaluator holds the counts and the best point)."""
+    """What :func:`run_workflow` returns (the evaluator holds the counts and the best point).
+
+    ``stop`` one of ``STOPS``, ``generations`` and ``restarts`` ints >= 0, ``trace`` a list of records
+    (dicts), ``last_X`` the last population, a finite (n, d) array, stored read-only (in immutable memory:
+    ``result.last_X[0, 0] = nan`` fails in the caller's own statement); checked when set too. ``trace``
+    is the caller's own, as :class:`~algorithms.core.Solution`'s: a record appended in place is not
+    checked again."""
 
     stop: str
     generations: int
@@ -288,7 +295,7 @@ class RunResult(CheckedRecord):
         if last_X.ndim != 2 or 0 in last_X.shape or not np.all(np.isfinite(last_X)):   # (0, 2) was kept
             raise ValueError(f"last_X must be the last population, a finite (n, d) array, got shape "
                              f"{last_X.shape}{'' if np.all(np.isfinite(last_X)) else ' with NaN or inf'}")
-        self.last_X = last_X
+        self.last_X = read_only(last_X)   # last_X[0, 0] = nan in place went unchecked
         self._checked()   # a field set later is checked alike
 
 
@@ -558,7 +565,7 @@ def finish(problem: BlackBoxProblem, ev: Evaluator, result: RunResult, options: 
     stats = BlackBoxStats(iterations=result.generations, f_calls=ev.evaluations, nonfinite=ev.nonfinite,
                           restarts=result.restarts)
     if ev.best_x is None:
-        x = np.asarray(result.last_X[0], dtype=problem.dtype)
+        x = np.array(result.last_X[0], dtype=problem.dtype)   # a copy: sol.x is the caller's own
         return Solution(x, math.nan, RetCode.Diverged, stats, result.trace if options.store_trace else [],
                         original=extra)
     code = {"target": RetCode.Success, "budget": RetCode.MaxIters, "maxiters": RetCode.MaxIters,

@@ -57,11 +57,11 @@ def _problem(fid: int, instance: int, dim: int, factor: int):
     return bbob_problem(fid, instance, dim, factor * dim)
 
 
-def _ppo_loss(agent2, episodes, advantages, returns):
+def _ppo_loss(agent2, episodes, advantages, returns, old_logps):
     from algorithms.blackbox.grammar import CONFIG_SPACE, N_MAX
 
     losses = []
-    for ep, adv, ret in zip(episodes, advantages, returns):
+    for ep, adv, ret, old_logp in zip(episodes, advantages, returns, old_logps):
         if not ep.obs:
             continue
         obs = torch.as_tensor(np.asarray(ep.obs), dtype=torch.float32)
@@ -72,7 +72,7 @@ def _ppo_loss(agent2, episodes, advantages, returns):
                             dtype=torch.float32)
         dist = torch.distributions.Normal(mean, std)
         logp = (dist.log_prob(act) * used).sum((1, 2))
-        old = torch.as_tensor(ep.logp2_used, dtype=torch.float32)
+        old = torch.as_tensor(old_logp, dtype=torch.float32)
         ratio = torch.exp(logp - old)
         a = torch.as_tensor(adv, dtype=torch.float32)
         g = torch.as_tensor(ret, dtype=torch.float32)
@@ -225,13 +225,14 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     last = 0.0
     while (elapsed := time.perf_counter() - start) < minutes * 60:
         a1.train()
-        eps, rets, advs1, keys_b = [], [], [], []
+        # rewards and old log-probabilities kept beside the episodes (an Episode refuses a new attribute)
+        eps, rets, advs1, keys_b, rewards_b = [], [], [], [], []
         for _ in range(batch):
             key = keys[int(rng.integers(len(keys)))]
             prob = _problem(*key)
             ep = run_episode(prob, a1, a2, rng, generator=gen, stochastic=True, keep_grad=True)
             r = log_regret_rewards(ep, prob.optimum)
-            ep.rewards = r
+            rewards_b.append(r)
             R = float(r.sum()) if r.size else _final_gain(ep, prob.optimum)
             bkey = f"{key[0]}-{key[2]}-{key[3]}"
             b = baselines.get(bkey, R)
@@ -249,11 +250,11 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
         opt1.step()
         # PPO for Agent 2 on the per-generation rewards
         returns, advantages = [], []
-        for ep in eps:
-            ep.logp2_used = _used_logp(a2, ep)
-            g, G = 0.0, np.zeros(len(ep.rewards))
-            for t in range(len(ep.rewards) - 1, -1, -1):
-                g = ep.rewards[t] + GAMMA * g
+        old_logps = [_used_logp(a2, ep) for ep in eps]
+        for ep, rewards in zip(eps, rewards_b):
+            g, G = 0.0, np.zeros(len(rewards))
+            for t in range(len(rewards) - 1, -1, -1):
+                g = rewards[t] + GAMMA * g
                 G[t] = g
             returns.append(G)
             advantages.append(G - np.asarray(ep.values[: len(G)]))
@@ -262,7 +263,7 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
         mu, sd = float(flat.mean()), float(flat.std() + 1e-8)
         advantages = [(a - mu) / sd for a in advantages]
         for _ in range(ppo_epochs):
-            loss2 = _ppo_loss(a2, eps, advantages, returns)
+            loss2 = _ppo_loss(a2, eps, advantages, returns, old_logps)
             if loss2 is None:
                 break
             opt2.zero_grad()

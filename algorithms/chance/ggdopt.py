@@ -71,6 +71,7 @@ from algorithms._validation import (
     check_counts_fit,
     check_nonnegative,
     check_positive,
+    read_only,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -144,13 +145,15 @@ class GGDOptResult(CheckedRecord):
     trained on and their violation rates, ``losses`` the training losses, ``samples`` (S, n) every
     generated sample, ``sample_values`` (S,) its objective and ``sample_violation`` (S,) its violation.
     Domains: ``train_points`` and ``samples`` finite, entries at most 3.4e38 in magnitude; the violations
-    rates in [0, 1]; ``losses`` a list of real numbers of any size (a run's own: NaN and inf kept, a
-    training that stopped on them).
+    rates in [0, 1]; ``losses`` real numbers of any size (a run's own: NaN and inf kept, a training that
+    stopped on them), given as a list or tuple and stored as a tuple. The arrays are stored read-only (in
+    immutable memory) and ``losses`` as a tuple: a write in place (``result.samples[0, 0] = nan``,
+    ``result.losses.append("x")``) fails in the caller's own statement; set the field instead (checked).
     """
 
     train_points: np.ndarray
     train_violation: np.ndarray
-    losses: list[float]
+    losses: tuple[float, ...]
     samples: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     sample_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     sample_violation: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -163,8 +166,9 @@ class GGDOptResult(CheckedRecord):
                              f"{self.train_points.shape} and {self.train_violation.shape}")
         if not np.all(np.isfinite(self.train_points)):
             raise ValueError("train_points must be finite (feasible points of the box), got NaN or inf")
-        if not isinstance(self.losses, list):
-            raise TypeError(f"losses must be a list of floats, got {type(self.losses).__name__}")
+        if not isinstance(self.losses, list | tuple):
+            raise TypeError(f"losses must be a list or tuple of floats, got {type(self.losses).__name__}")
+        self.losses = tuple(self.losses)   # a list kept inside took losses.append("x") in silence
         for loss in self.losses:   # "a" and True were kept; NaN/inf stay (a training that stopped on them)
             if isinstance(loss, bool | np.bool_) or not isinstance(loss, _REAL):
                 raise TypeError(f"losses must hold real numbers, got {type(loss).__name__} {loss!r:.40}")
@@ -174,6 +178,9 @@ class GGDOptResult(CheckedRecord):
             if rates.size and not bool(np.all((rates >= 0.0) & (rates <= 1.0))):
                 bad = rates[~((rates >= 0.0) & (rates <= 1.0))]
                 raise ValueError(f"{name} must hold violation rates in [0, 1], got {float(bad[0])!r}")
+        for name in ("train_points", "train_violation", "samples", "sample_values", "sample_violation"):
+            # checked copies in immutable memory: result.train_points[0, 0] = nan went unchecked
+            object.__setattr__(self, name, read_only(getattr(self, name)))
         self._checked()   # a field set later is checked alike (result.train_points = "x" was kept)
 
     def _check_samples(self) -> None:
@@ -457,7 +464,7 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         index = int(np.flatnonzero(ok)[np.argmin(result.sample_values[ok])])
     else:
         index = int(np.argmin(result.sample_violation))
-    x = result.samples[index]
+    x = result.samples[index].copy()   # sol.x the caller's own (writable); the record's stays read-only
     answer_feasibility(problem, x, stats, seed)
     if run.status == "terminated":
         retcode = RetCode.Terminated

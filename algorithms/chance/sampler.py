@@ -54,7 +54,9 @@ class ReverseRun(CheckedRecord):
     """The samples ``x`` (n_samples, n), the predictor ``steps`` taken (an int in [0, 2**63 - 1]) and why the
     run ended (``status``, one of ``STATUSES``): ``completed`` (reached t_min), ``stopped`` (the step cap came
     first), ``diverged`` (a non-finite entry or one beyond the divergence bound), ``terminated``
-    (``on_step``)."""
+    (``on_step``). Checked when built and when a field is set (``run.status = "bogus"`` is refused); ``x``
+    is the caller's own tensor, as :class:`~algorithms.core.Solution`'s ``x``: a write into it in place is
+    not checked again."""
 
     x: torch.Tensor
     steps: int

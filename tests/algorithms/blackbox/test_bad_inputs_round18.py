@@ -1,9 +1,11 @@
 """Round 18 (issue #43): state changed after construction, then used (blackbox)."""
 import copy
+import math
 import pickle
 
 import numpy as np
 import pytest
+import torch
 
 from algorithms import solve
 from algorithms.blackbox import CMAES, RandomSearch, bbob_problem
@@ -104,3 +106,34 @@ def test_misspelt_attribute_refused(case):
     with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{name}'"):
         setattr(obj, name, value)
     assert name not in vars(obj)
+
+
+# an Episode's lists appended to in place (best_after.append(nan)) were answered by log_regret_rewards
+EPISODE_EDITS = {
+    "best_after nan": (lambda e: e.best_after.append(float("nan")), ValueError, "best_after"),
+    "best_after str": (lambda e: e.best_after.append("x"), ValueError, "best_after"),
+    "best_after -inf": (lambda e: e.best_after.__setitem__(0, -math.inf), ValueError, "best_after"),
+    "logp2 nan": (lambda e: e.logp2.append(float("nan")), ValueError, "logp2"),
+    "obs shape": (lambda e: e.obs.append(np.zeros(3)), ValueError, "obs"),
+}
+
+
+@pytest.mark.parametrize("edit", EPISODE_EDITS)
+def test_episode_lists_edited_in_place_refused_by_rewards(edit):
+    from algorithms.blackbox.designx import Episode, log_regret_rewards
+    episode = Episode((), torch.tensor(0.0), torch.tensor(0.0), best_after=[3.0, 2.0, 1.0], start_best=4.0)
+    before = log_regret_rewards(episode, 0.0)
+    change, error, name = EPISODE_EDITS[edit]
+    change(episode)
+    with pytest.raises(error, match=f"episode was changed after construction: {name}"):
+        log_regret_rewards(episode, 0.0)
+    assert before.shape == (3,)
+
+
+def test_run_result_last_population_read_only():
+    from algorithms.blackbox.modular import RunResult
+    result = RunResult("budget", 1, 0, [], np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="read-only"):
+        result.last_X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        result.last_X.setflags(write=True)

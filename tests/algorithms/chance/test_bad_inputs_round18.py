@@ -137,3 +137,38 @@ def test_linear_gaussian_solve_unchanged_by_factory_data():
     from algorithms.chance import ScenarioApproach, linear_gaussian_problem
     solution = solve(linear_gaussian_problem(n=2, n_samples=30), ScenarioApproach())
     np.testing.assert_allclose(solution.value, -0.3620386612780412, rtol=1e-9)
+
+
+# red18a: GGDOptResult's arrays were writable and its losses a list kept inside: edits in place went unchecked
+RESULT_EDITS = {
+    "train_points": lambda r: r.train_points.__setitem__((0, 0), np.nan),
+    "train_violation": lambda r: r.train_violation.__setitem__(0, 5.0),
+    "samples": lambda r: r.samples.__setitem__((0, 0), np.nan),
+    "sample_values": lambda r: r.sample_values.__setitem__(0, np.nan),
+    "sample_violation": lambda r: r.sample_violation.__setitem__(0, -1.0),
+    "flag": lambda r: r.samples.setflags(write=True),
+}
+
+
+def _result():
+    from algorithms.chance import GGDOptResult
+    return GGDOptResult(np.zeros((3, 2)), np.zeros(3), [1.0], samples=np.zeros((2, 2)),
+                        sample_values=np.zeros(2), sample_violation=np.zeros(2))
+
+
+@pytest.mark.parametrize("edit", RESULT_EDITS)
+def test_ggdopt_result_arrays_read_only(edit):
+    result = _result()
+    with pytest.raises(ValueError, match=r"read-only|WRITEABLE"):
+        RESULT_EDITS[edit](result)
+    assert np.all(result.train_points == 0) and np.all(result.sample_violation == 0)
+
+
+def test_ggdopt_result_losses_a_tuple():
+    result = _result()
+    with pytest.raises(AttributeError):
+        result.losses.append("x")
+    result.losses = [2.0, float("nan")]   # set as a field: checked, stored as a tuple
+    assert result.losses[0] == 2.0 and isinstance(result.losses, tuple)
+    with pytest.raises(TypeError, match=r"^losses must hold real numbers"):
+        result.losses = ["x"]
