@@ -6,10 +6,10 @@ from typing import Any
 
 from torch import nn
 
-from algorithms._validation import check_module_load, refuse_unknown_attribute
+from algorithms._validation import check_entries_in_range, check_module_load, refuse_unknown_attribute
 
-__all__ = ["CheckedStateModule", "check_structure", "refuse_reassignment", "refuse_unknown_module_attribute",
-           "remember_structure"]
+__all__ = ["CheckedStateModule", "check_parameter_values", "check_structure", "refuse_reassignment",
+           "refuse_unknown_module_attribute", "remember_structure"]
 
 
 class CheckedStateModule(nn.Module):
@@ -101,3 +101,21 @@ def refuse_unknown_module_attribute(module: nn.Module, name: str, value: Any) ->
     if not module.__dict__.get("_attributes_fixed") or isinstance(value, nn.Module | nn.Parameter):
         return
     refuse_unknown_attribute(module, name, (*module._parameters, *module._buffers, *module._modules))
+
+
+def check_parameter_values(module: nn.Module) -> None:
+    """``module``'s floating parameters finite and inside the working range (|entry| <= 3.4e38), else a
+    ValueError naming the parameter: ``load_state_dict`` refuses such weights, but one written in place after
+    construction (``net.layer.weight[0, 0] = 1e39``) was used by forward in silence, and a NaN met torch's
+    "probability tensor contains nan" naming nothing. One pass over the parameters (a forward costs more)."""
+    import torch
+
+    kind = type(module).__name__
+    for key, param in module.named_parameters():
+        if param.device.type == "meta" or not param.is_floating_point():
+            continue
+        values = param.detach()
+        if not bool(torch.isfinite(values).all()):
+            raise ValueError(f"{kind}.{key} contains NaN or inf entries (written in place after "
+                             f"construction); build, load or train a new {kind}")
+        check_entries_in_range(f"{kind}.{key} (a parameter written in place after construction)", values)

@@ -158,7 +158,8 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     ``lam`` is the multiplier λ >= 0 (any, subnormal and ``math.inf`` included: ∞ is the Newton limit
     ĝᵢ²/(2Dᵢ)), ``delta`` = f(x) − f*, ``ghat`` the gradient's coefficients in C's
     eigenbasis and ``D`` C's eigenvalues (>= 0), numbers or arrays of one shape (numeric arrays are
-    computed in float64: float32, float16 and integer entries are promoted).
+    computed in float64: float32, float16 and integer entries are promoted; empty arrays are an empty sum,
+    h = Δ).
 
     ``h(λ) = Δ − Σᵢ ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²)``; elementwise arithmetic only, so it
     accepts numpy arrays and numpy object arrays of sympy symbols.

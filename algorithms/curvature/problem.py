@@ -1244,7 +1244,7 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
     """
     p = _check_p(p)
     check_choice("curvature", curvature, {"diagonal", "rank_one"})
-    x0 = as_float_array("x0", x0, ndim=1)
+    x0 = _nonempty_start(x0)
     d = x0.size
 
     def f(x):
@@ -1286,7 +1286,7 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
     """
     p = _check_p(p)
     check_choice("curvature", curvature, {"diagonal", "rank_one"})
-    x0 = as_float_array("x0", x0, ndim=1)
+    x0 = _nonempty_start(x0)
     d = x0.size
 
     def f(x):
@@ -1314,6 +1314,15 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
     with blamed_on(p=p):
         return CurvatureProblem(f=f, grad=lambda x: p * w(x), curvature=curv, L_C=L_C, x0=x0,
                                 f_star=0.0, x_star=np.zeros(d), L=L, name=f"‖x‖_{p:g}^{p:g} ({curvature} C)")
+
+
+def _nonempty_start(x0: Any) -> np.ndarray:
+    """``x0`` as a non-empty finite float vector (an empty one met numpy's "zero-size array to reduction
+    operation maximum" in f(x0), naming nothing)."""
+    x0 = as_float_array("x0", x0, ndim=1)
+    if x0.size == 0:
+        raise ValueError(f"x0 must be a non-empty vector (at least one entry), got shape {x0.shape}")
+    return x0
 
 
 def _check_start_value(f: Callable[[np.ndarray], float], x0: np.ndarray, p: float) -> None:

@@ -72,6 +72,7 @@ from torch import nn
 
 from algorithms._modules import (
     CheckedStateModule,
+    check_parameter_values,
     check_structure,
     fix_attributes,
     refuse_unknown_module_attribute,
@@ -280,8 +281,10 @@ class RoutingGFlowNet(CheckedStateModule):
         return {"problem": self.problem, "hidden": self.hidden, "layers": self.layers, "k": self.k}
 
     def _check_layers(self) -> None:
-        """The layers as built: one replaced by another shape, or added, is refused by name."""
+        """The layers as built: one replaced by another shape, or added, is refused by name; so is a weight
+        written in place that is NaN/inf or past the working range (|w| <= 3.4e38)."""
         check_structure(self)
+        check_parameter_values(self)  # 1e39 ran in silence, NaN met torch's multinomial error
         if len(self.gnn) != self.layers:  # model.gnn.append(model.gnn[0]) (shared weights) ran one more layer
             raise ValueError(f"RoutingGFlowNet.gnn must hold its {self.layers} layers (layers, fixed at "
                              f"construction), got {len(self.gnn)}: build a new RoutingGFlowNet")

@@ -22,7 +22,9 @@ the other problem type is refused, and so is one trained on another size unless
 ``allow_size_transfer=True`` (the paper's protocol trains on one size and tests on larger).
 
 ``Success``: every trajectory is finite and the returned answer passed our validity check;
-``Diverged``: the policy produced non-finite probabilities (a broken checkpoint).
+``Diverged``: the policy produced non-finite probabilities (a broken checkpoint: NaN/inf weights).
+A checkpoint weight past the working range (|w| > 3.4e38) is refused by name (a ValueError naming the
+parameter), as ``RoutingGFlowNet.encode`` refuses it.
 
 References
 ----------
@@ -211,6 +213,8 @@ def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOpti
         check_fits_memory("HBG", "maxiters", samples, 8.0 * samples * (nodes + 1) * 4)
     gen = torch.Generator().manual_seed(int(options.seed or 0))
     with torch.no_grad():
+        if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+            return None, samples  # a checkpoint's NaN weights: Diverged (encode refuses them by name)
         batch = encode_instances(model, [instance])
         if not bool(torch.isfinite(batch.heat).all() and torch.isfinite(batch.h).all()):
             return None, samples

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -26,6 +28,7 @@ import scipy.sparse as sp
 
 from algorithms._validation import (
     INT64_MAX,
+    WORKING_MAX,
     as_float_array,
     check_entries_in_range,
     check_psd,
@@ -52,10 +55,14 @@ def _from_graph(name: str, graph, weight: str | None) -> tuple[sp.csr_matrix, li
     if weight is not None and not isinstance(weight, str):
         raise TypeError(f"weight must be an edge attribute name (str) or None, got {type(weight).__name__}")
     if weight is not None:  # networkx parsed a str attribute "2" as 2.0 and a bool as 0/1
+        values = []
         for u, v, w in graph.edges(data=weight, default=1):
             if isinstance(w, bool | np.bool_) or not isinstance(w, numbers.Real):
                 raise TypeError(f"{name}: the edge attribute {weight!r} must be numeric (a real number), got "
                                 f"{type(w).__name__} {w!r:.40} on edge ({u!r}, {v!r})")
+            values.append(w)
+        # networkx converts to float64 in silence: Fraction(1, 3) or 2**60 + 1 lost the digits of f's order
+        _refuse_inexact_ints(name, np.array(values, dtype=object))
     try:
         matrix = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight=weight, dtype=np.float64)
     except (TypeError, ValueError) as exc:    # a non-numeric edge attribute
@@ -72,6 +79,7 @@ def _refuse_inexact_ints(name: str, raw: Any) -> None:
         array = np.asarray(values)
     except Exception:  # ragged or odd: the converter names it
         return
+    _refuse_inexact_reals(name, array)
     if array.dtype.kind in "iuO":
         flat = array.ravel()
         if not all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in flat[:1]):
@@ -84,6 +92,41 @@ def _refuse_inexact_ints(name: str, raw: Any) -> None:
         raise ValueError(f"{name} has integer entries summing to {total}, past 2**53: float64 (the "
                          f"function's arithmetic) does not hold such sums exactly (gains of 1 were lost); "
                          f"pass them as floats or rescale them")
+
+
+def _refuse_inexact_reals(name: str, array: np.ndarray) -> None:
+    """Non-integer entries that float64 does not hold (a Fraction 1 + 1e-20, an np.longdouble 1 + 2**-60) are
+    refused, naming ``name``: rounded to float64 they tied with their neighbours, and BruteForce chose a wrong
+    set with Success. Those float64 holds exactly (Fraction(1, 2), a longdouble 0.5) are taken."""
+    if array.dtype.kind == "f" and array.dtype.itemsize > 8:
+        wide = array.ravel()
+        inexact = wide[np.isfinite(wide) & (wide.astype(np.float64).astype(array.dtype) != wide)]
+    elif array.dtype.kind == "O":
+        exotic = [v for v in array.ravel() if isinstance(v, Fraction | Decimal | np.floating)]
+        huge = [v for v in exotic if _finite(v) and abs(v) > WORKING_MAX]
+        if huge:  # Fraction(10**400) met float()'s bare OverflowError
+            raise ValueError(f"{name} has an entry of magnitude {huge[0]!r:.40}, outside the package's "
+                             f"working range (at most {WORKING_MAX:.4g})")
+        inexact = [v for v in exotic if _not_a_float64(v)]
+    else:
+        return
+    if len(inexact):
+        raise ValueError(f"{name} has entries float64 (the function's arithmetic) does not hold exactly, "
+                         f"e.g. {inexact[0]!r}: rounded, they tied with their neighbours: pass floats")
+
+
+def _finite(value: Fraction | Decimal | np.floating) -> bool:
+    return bool(np.isfinite(value)) if isinstance(value, np.floating) else \
+        not (isinstance(value, Decimal) and not value.is_finite())
+
+
+def _not_a_float64(value: Fraction | Decimal | np.floating) -> bool:
+    try:
+        exact = Fraction(*value.as_integer_ratio()) if isinstance(value, np.floating) else Fraction(value)
+        with np.errstate(over="ignore"):
+            return Fraction(float(value)) != exact
+    except (OverflowError, ValueError):
+        return False  # NaN/inf, or past float64's range: the converter and the range check name it
 
 
 def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
@@ -184,7 +227,9 @@ class DirectedCut(_IndexFunction):
     """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse),
     or a networkx (di)graph with edge weights in the attribute ``weight`` (default ``"weight"``,
     missing: 1; ``None``: every edge 1). Integer weights must sum to at most 2**53 (f is computed in
-    float64, exact for such sums; more is refused by name: pass floats).
+    float64, exact for such sums; more is refused by name: pass floats). A Fraction, Decimal or
+    np.longdouble weight that float64 does not hold exactly (Fraction(1, 3), 1 + 2**-60) is refused by name
+    (rounded, it tied with its neighbours); one it holds (Fraction(1, 2)) is taken.
 
     With a graph, element i is ``nodes[i]`` (``graph.nodes`` order): ``to_nodes(S)`` maps a set
     of indices back to node labels, ``from_nodes(labels)`` the other way.
@@ -260,7 +305,9 @@ class FacilityLocation(_IndexFunction):
 
     n >= 1 elements (columns) are needed (zero columns is an empty ground set, refused by name); zero
     customers (rows) is allowed and gives f ≡ 0. Integer similarities must sum to at most 2**53 (f is
-    computed in float64, exact for such sums; more is refused by name: pass floats).
+    computed in float64, exact for such sums; more is refused by name: pass floats). A Fraction or
+    np.longdouble similarity that float64 does not hold exactly (Fraction(1, 3), 1 + 2**-60) is refused by
+    name (rounded, it tied with its neighbours); one it holds (Fraction(1, 2)) is taken.
 
     >>> FacilityLocation(np.array([[1.0, 0.5], [0.0, 2.0]]))(frozenset({0, 1}))
     3.0
@@ -299,7 +346,9 @@ class Coverage(_IndexFunction):
     array-like of finite weights >= 0 (each at most 3.4e38) indexed by item (at least one entry per item),
     or a mapping item -> weight with an entry for every item of ``sets`` (entries for other items are
     unused). Integer weights must sum to at most 2**53 (f is computed in float64, exact for such sums; more
-    is refused by name: pass floats).
+    is refused by name: pass floats). A Fraction or np.longdouble weight that float64 does not hold exactly
+    (Fraction(1, 3), 1 + 2**-60) is refused by name (rounded, it tied with its neighbours); one it holds
+    (Fraction(1, 2)) is taken.
 
     >>> Coverage([{0, 1}, {1, 2}, {2}])(frozenset({0, 1}))
     3.0

@@ -51,3 +51,12 @@ def test_problem_methods_revalidate_a_field_replaced_after_construction(method, 
     object.__setattr__(p, field, value)
     with pytest.raises(ValueError, match=rf"CurvatureProblem\.{field} was changed after construction"):
         getattr(p, method)(p.x0)
+
+
+@pytest.mark.parametrize("factory", [C.lp_norm_power, C.squared_lp_norm])
+@pytest.mark.parametrize("x0", [np.array([]), [], np.zeros((0,), dtype=np.float32)],
+                         ids=["array", "list", "float32"])
+def test_an_empty_start_is_refused_naming_x0(factory, x0):
+    # numpy's "zero-size array to reduction operation maximum which has no identity" named nothing (heldout18)
+    with pytest.raises(ValueError, match=r"^x0 must be a non-empty vector"):
+        factory(3.0, x0)

@@ -73,3 +73,15 @@ def test_neumann_hypergradient_revalidates_a_field_replaced_after_construction(f
     object.__setattr__(b, field, value)
     with pytest.raises(ValueError, match=rf"BilevelProblem\.{field} was changed after construction"):
         H.neumann_hypergradient(b, b.x0, b.y0, 3, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("value, words", [(float("nan"), "contains NaN or inf"), (1e39, "working range"),
+                                          (-1e300, "working range")])
+@pytest.mark.parametrize("where", ["hidden.weight", "output.bias"])
+def test_scorenet_weight_written_in_place_is_refused_by_name(value, words, where):
+    # NaN was refused; 1e39 (which load_state_dict refuses) scored in silence
+    net = ScoreNet(in_features=3, hidden=4, seed=0)
+    with torch.no_grad():
+        net.get_parameter(where).view(-1)[0] = value
+    with pytest.raises(ValueError, match=rf"ScoreNet\.{where}.*{words}"):
+        net(torch.zeros(2, 3, dtype=torch.float64))

@@ -165,3 +165,29 @@ def test_gflownet_refuses_a_misspelt_attribute(name):
         setattr(model, name, 16)
     model.k = 3   # its own settable k still works
     assert model.k == 3
+
+
+@pytest.mark.parametrize("value, words", [(float("nan"), "contains NaN or inf"),
+                                          (float("inf"), "contains NaN or inf"), (1e39, "working range")])
+@pytest.mark.parametrize("where", ["node_in.weight", "key.weight", "flow_count"])
+@pytest.mark.parametrize("use", ["encode", "rollout"])
+def test_gflownet_weight_written_in_place_is_refused_by_name(value, words, where, use):
+    # load_state_dict refuses such a weight; written in place, 1e39 ran in silence and NaN met torch's
+    # "probability tensor contains either inf, nan" naming nothing
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1).double()
+    batch = encode_instances(model, [random_tsp(8, seed=0)])
+    with torch.no_grad():
+        model.get_parameter(where).view(-1)[0] = value
+    calls = {"encode": lambda: encode_instances(model, [random_tsp(8, seed=0)]),
+             "rollout": lambda: rollout(model, batch, 4, generator=torch.Generator().manual_seed(0))}
+    with pytest.raises(ValueError, match=rf"RoutingGFlowNet\.{where}.*{words}"):
+        calls[use]()
+
+
+def test_gflownet_weight_inside_the_working_range_written_in_place_is_used():
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1).double()
+    with torch.no_grad():
+        model.flow_count.fill_(3.0e38)
+    traj = rollout(model, encode_instances(model, [random_tsp(8, seed=0)]), 2,
+                   generator=torch.Generator().manual_seed(0))
+    assert traj.cost.shape == (2,)

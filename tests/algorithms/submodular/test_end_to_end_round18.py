@@ -7,13 +7,24 @@ refused.
 from __future__ import annotations
 
 import decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
 import torch
 
 from algorithms import RetCode, solve
-from algorithms.submodular import BruteForce, Greedy, Matchoid, MatchoidMaximization, UniformMatroid
+from algorithms.submodular import (
+    BruteForce,
+    Coverage,
+    DirectedCut,
+    FacilityLocation,
+    GraphCut,
+    Greedy,
+    Matchoid,
+    MatchoidMaximization,
+    UniformMatroid,
+)
 
 _WEIGHTS = {
     "Decimal": lambda k: decimal.Decimal(1) + decimal.Decimal(k) / decimal.Decimal(10**20),
@@ -52,3 +63,39 @@ def test_a_negative_answer_rounding_to_minus_zero_is_refused(tiny):
     sol = solve(problem, BruteForce())
     assert sol.retcode == RetCode.Failure
     assert problem.decode(sol.x) == frozenset()
+
+
+_ONE = np.longdouble(1)
+_INEXACT = [Fraction(1, 3), Fraction(1) + Fraction(1, 10**20), _ONE + np.longdouble(2) ** -60]
+
+
+def _pair(value):
+    return np.array([_ONE, value]) if isinstance(value, np.longdouble) else [1, value]
+
+
+@pytest.mark.parametrize("value", _INEXACT, ids=repr)
+@pytest.mark.parametrize("build", ["Coverage", "FacilityLocation", "GraphCut", "DirectedCut", "graph"])
+def test_weights_float64_does_not_hold_are_refused_by_name(value, build):
+    # rounded to float64, 1 + 1e-20 tied with 1 and BruteForce returned a wrong set with Success
+    if isinstance(value, np.longdouble) and np.finfo(np.longdouble).nmant <= 52:
+        pytest.skip("np.longdouble is float64 on this platform")
+    import networkx as nx
+
+    a, b = _pair(value)
+    calls = {"Coverage": lambda: Coverage([[0], [1]], item_weights=_pair(value)),
+             "FacilityLocation": lambda: FacilityLocation(np.array([[a, b]]) if isinstance(b, np.longdouble)
+                                                          else [[a, b]]),
+             "GraphCut": lambda: GraphCut(np.array([[0 * a, b], [b, 0 * a]]) if isinstance(b, np.longdouble)
+                                          else [[0, b], [b, 0]]),
+             "DirectedCut": lambda: DirectedCut(np.array([[0 * a, b], [a, 0 * a]])
+                                                if isinstance(b, np.longdouble) else [[0, b], [a, 0]]),
+             "graph": lambda: GraphCut(nx.Graph([(0, 1, {"weight": b})]))}
+    name = {"Coverage": "item_weights", "FacilityLocation": "similarity"}.get(build, "weights")
+    with pytest.raises(ValueError, match=rf"^{name} has entries float64 .* does not hold exactly"):
+        calls[build]()
+
+
+def test_weights_float64_holds_are_taken_and_compared():
+    f = Coverage([[0], [1]], item_weights=[Fraction(1, 2), np.longdouble(0.75)])
+    problem = MatchoidMaximization(f, Matchoid([UniformMatroid(1)]), range(2))
+    assert problem.decode(solve(problem, BruteForce()).x) == frozenset({1})
