@@ -19,7 +19,6 @@ import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,7 @@ from algorithms._validation import (
     check_square_symmetric,
     read_only,
 )
-from algorithms.submodular.matroids import _Sealed, as_subset, elements_of
+from algorithms.submodular.matroids import ReadOnlyMap, _Sealed, as_subset, elements_of
 
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
 
@@ -394,8 +393,8 @@ class Coverage(_IndexFunction):
             values = weights[np.asarray(used, dtype=np.int64)] if used else weights[:0]
         if np.any(values < 0):
             raise ValueError("item_weights must be non-negative")
-        self.sets = tuple(family)
-        self._weight_of = MappingProxyType(dict(zip(used, values.tolist(), strict=True)))
+        self.sets = tuple(family)  # ReadOnlyMap below: a mappingproxy could not be deep-copied
+        self._weight_of = ReadOnlyMap(dict(zip(used, values.tolist(), strict=True)))
         #: the weights as given: an array indexed by item (read-only), a mapping of the items used, or None
         self.item_weights = (None if item_weights is None else self._weight_of
                              if isinstance(item_weights, Mapping) else weights)

@@ -92,3 +92,20 @@ def test_graph_cut_nodes_cannot_be_edited():
         with pytest.raises(TypeError):
             cut.nodes[0] = "c"
         assert cut.to_nodes(frozenset({0})) == {"a"}
+
+
+@pytest.mark.parametrize("weights", [None, [1.0, 2.0], {0: 1.0, 1: 2.0}], ids=["none", "list", "mapping"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_coverage_copies_and_pickles(weights, how):
+    # its weights were a mappingproxy: "cannot pickle 'mappingproxy' object" (a problem holding it could not
+    # be deep-copied either)
+    import copy
+    import pickle
+
+    from algorithms.submodular import Coverage
+
+    f = Coverage([[0, 1], [1]], item_weights=weights)
+    g = copy.deepcopy(f) if how == "deepcopy" else pickle.loads(pickle.dumps(f))
+    assert g(frozenset({0})) == f(frozenset({0})) and g(frozenset({1})) == f(frozenset({1}))
+    with pytest.raises(TypeError):
+        g.n_items = 5
