@@ -82,6 +82,7 @@ from algorithms._validation import (
     _plain_number,
     backend_cap,
     call_user,
+    check_bool,
     check_int_at_least,
     check_seed,
     check_takes,
@@ -265,7 +266,8 @@ class Stats:
     ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a float, a str or an array is refused),
     every other ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge)
     unless the subclass states a range for it, every ``str`` field a str. A name that is not a field
-    (``stats.iteratons = 5``) is refused by name (``UnknownAttributeError``, a ValueError).
+    (``stats.iteratons = 5``) is refused by name (``UnknownAttributeError``, a ValueError). An unpickled or
+    copied record is checked again the same way.
     """
 
     iterations: int = 0
@@ -299,6 +301,9 @@ class Stats:
     def __post_init__(self) -> None:
         """Nothing left to check (``__setattr__`` checked each field); subclasses call it."""
 
+    def __setstate__(self, state: Any) -> None:
+        _restore_checked(self, state)   # an unpickled or copied record is checked as a built one
+
     def as_dict(self) -> dict[str, float]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -310,6 +315,28 @@ def _field_types(cls: type) -> dict[str, str]:
     fields were then stored unchecked)."""
     return {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
             for f in fields(cls)}
+
+
+def _restore_checked(record: Any, state: Any) -> None:
+    """``__setstate__`` of a checked record (:class:`Stats`, :class:`Solution` and their subclasses): pickle
+    and ``copy`` restore ``__dict__`` directly, past ``__setattr__``, so a field edited through ``__dict__``
+    (``iterations = -1``, a NaN ``x`` beside Success) came back unchecked. The fields are set again one by
+    one in construction order and ``__post_init__`` runs, as at construction; a public name that is not a
+    field is refused by name. Private entries (caches, a solve's tolerance the checks read) come first, but
+    the ``_built`` flag, which ``__post_init__`` sets once every field is in place."""
+    if not isinstance(state, dict):
+        kind = type(record).__name__
+        raise TypeError(f"a {kind}'s pickled state must be a dict, got {type(state).__name__}")
+    names = [f.name for f in fields(record)]
+    for name in state:
+        if name not in names and not name.startswith("_"):
+            refuse_unknown_attribute(record, name, tuple(names))
+    record.__dict__.update({name: value for name, value in state.items()
+                            if name not in names and name != "_built"})
+    for name in names:
+        if name in state:
+            setattr(record, name, state[name])
+    record.__post_init__()
 
 
 def _real_value(value: Any) -> float:
@@ -449,7 +476,8 @@ class Solution:
     or None. The same checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused),
     and a name that is not a field (``sol.retcod = ...``) is refused by name (``UnknownAttributeError``, a
     ValueError). ``x`` and ``trace`` are the caller's own: a write into ``x`` in place or a record appended
-    to ``trace`` is not checked again.
+    to ``trace`` is not checked again until the record is pickled or copied (``pickle``, ``copy.copy``,
+    ``copy.deepcopy`` run every check again, so a NaN written into a Success's ``x`` is refused there).
     """
 
     x: Any
@@ -510,6 +538,9 @@ class Solution:
 
     def __post_init__(self) -> None:
         """Nothing left to check (``__setattr__`` checked each field); subclasses call it."""
+
+    def __setstate__(self, state: Any) -> None:
+        _restore_checked(self, state)   # an unpickled or copied record is checked as a built one
 
     @property
     def successful(self) -> bool:
@@ -665,7 +696,9 @@ class IterationMonitor:
 
     ``options`` is the run's :class:`SolveOptions`, ``total`` the expected number of records (int >= 0,
     the progress bar's length; one past 2**63 - 1, as a ``maxiters`` a run stops well before, gives a bar
-    without a length) and ``desc`` the progress bar's label (a str).
+    without a length) and ``desc`` the progress bar's label (a str). The public attributes ``options`` (a
+    :class:`SolveOptions`), ``trace`` (a list of dicts) and ``stopped`` (a bool: the callback asked to stop)
+    are checked whenever set; any other public name is refused by name (``UnknownAttributeError``).
 
     >>> monitor = IterationMonitor(SolveOptions(store_trace=True), total=3)
     >>> for k in range(3):
@@ -689,7 +722,6 @@ class IterationMonitor:
         # reached the first record or was taken as truthy. A plain copy is checked (its seed is already an
         # int: idempotent), read past a solve's watch, so the check itself does not count as the method
         # reading maxiters/tol; the options kept are the caller's
-        SolveOptions(**{f.name: object.__getattribute__(options, f.name) for f in fields(SolveOptions)})
         self.options = options
         self.trace: list[dict[str, Any]] = []
         #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)
@@ -700,6 +732,25 @@ class IterationMonitor:
 
             # a total past 2**63 - 1 (maxiters = 2**70 on a run that stops on its own): a bar without a length
             self._bar = tqdm(total=total if total <= INT64_MAX else None, desc=desc, leave=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # public, so set by users too: trace = "x" met AttributeError('append') at the next record,
+        # options = {} AttributeError('store_trace'), stopped = "yes" was kept, a misspelt name ignored
+        if name == "options":
+            if not isinstance(value, SolveOptions):  # a dict met AttributeError('progress')
+                raise TypeError(f"options must be a SolveOptions, got {type(value).__name__}")
+            # checked again: a frozen SolveOptions edited with object.__setattr__ (callback="x",
+            # progress="yes") reached the first record or was taken as truthy. A plain copy is checked
+            # (its seed is already an int: idempotent), read past a solve's watch, so the check itself
+            # does not count as the method reading maxiters/tol; the options kept are the caller's
+            SolveOptions(**{f.name: object.__getattribute__(value, f.name) for f in fields(SolveOptions)})
+        elif name == "trace" and not (isinstance(value, list) and all(isinstance(r, dict) for r in value)):
+            raise TypeError(f"trace must be a list of records (dicts), got {type(value).__name__}")
+        elif name == "stopped":
+            value = check_bool("stopped", value)
+        elif not name.startswith("_") and name not in self.__dict__:
+            refuse_unknown_attribute(self, name, ("options", "trace", "stopped"))
+        object.__setattr__(self, name, value)
 
     def record(self, **fields_: Any) -> bool:
         """Store one iteration's record; return True when the callback asks to stop.

@@ -100,9 +100,9 @@ def _refuse_masked_or_sparse(X: Any) -> None:
 
 
 #: the fitted arrays, stored read-only (writing one in place raises "assignment destination is read-only")
-_FITTED_ARRAYS = ("train_leaves_", "categorical_", "low_", "high_", "embedding_", "eigenvalues_",
-                  "leaf_counts_", "leaf_weights_", "lower_", "upper_", "data_lower_", "data_upper_",
-                  "synthetic_")
+_FITTED_ARRAYS = ("feature_names_in_", "train_leaves_", "categorical_", "low_", "high_", "embedding_",
+                  "eigenvalues_", "leaf_counts_", "leaf_weights_", "lower_", "upper_", "data_lower_",
+                  "data_upper_", "synthetic_")
 
 
 class _FittedCategories(dict):
@@ -277,7 +277,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if fitting:
             self.feature_names_in_ = np.asarray(columns, dtype=object)
             self.n_features_in_ = len(columns)
-            self.dtypes_ = X.dtypes.copy()
+            self._fit_dtypes = X.dtypes.copy()   # private: dtypes_ hands out copies
             self.categories_ = {}
         else:
             seen = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
@@ -357,6 +357,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if fitting:
             self._frame_fitted_ = False
             self.categories_ = {}
+            self.__dict__.pop("_fit_dtypes", None)
         try:
             return validate_data(self, X, reset=fitting, dtype=np.float64, ensure_min_samples=1)
         except ValueError as exc:  # sklearn's text (kept: check_estimator matches it), naming X
@@ -497,7 +498,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             self.relabeled_ = relabel_forest(self.partition_, self._embed_encoded, self.low_, self.high_,
                                              self.categorical_, np.random.default_rng(seed + 1))
         for name in _FITTED_ARRAYS:  # read-only: synthetic_ written with 1e30 was decoded in silence
-            setattr(self, name, read_only(getattr(self, name)))
+            if name in self.__dict__:    # feature_names_in_: a DataFrame's fit only
+                setattr(self, name, read_only(getattr(self, name)))
         self.categories_ = _FittedCategories(self.categories_)
         return converged
 
@@ -599,6 +601,20 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         return decoded
 
     @property
+    def dtypes_(self) -> pd.Series:
+        """The fitted DataFrame's column dtypes, a copy each time: the Series kept inside was mutable
+        (``ae.dtypes_.iloc[0] = "int64"`` changed what inverse_transform returned, in silence)."""
+        if "_fit_dtypes" not in self.__dict__:
+            raise AttributeError("dtypes_ is set by fit on a pandas DataFrame; this RFAutoencoder was not "
+                                 "fitted on one")
+        return self._fit_dtypes.copy()
+
+    @dtypes_.setter
+    def dtypes_(self, value: Any) -> None:
+        raise UnknownAttributeError("dtypes_ is a fitted attribute of RFAutoencoder, set by fit; call fit "
+                                    "again instead of replacing it")
+
+    @property
     def _n_features_out(self) -> int:
         """The latent dimension (``get_feature_names_out`` names its columns)."""
         return int(self.embedding_.shape[1])
@@ -619,7 +635,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             return decoded
         columns = {}
         for j, name in enumerate(self.feature_names_in_):
-            dtype = self.dtypes_.iloc[j]
+            dtype = self._fit_dtypes.iloc[j]
             if name in self.categories_:
                 codes = np.clip(np.round(decoded[:, j]).astype(int), 0, len(self.categories_[name]) - 1)
                 values = self.categories_[name][codes]

@@ -441,6 +441,8 @@ def _check_run_length(width: int, n: int, steps: int) -> None:
 class _Monitor(IterationMonitor):
     """IterationMonitor that says whether anyone listens (records cost time in a 4000-step loop)."""
 
+    active: bool = False  # declared: IterationMonitor refuses a public name its class does not have
+
     def __init__(self, options: SolveOptions, total: int, desc: str) -> None:
         super().__init__(options, total, desc)
         self.active = bool(options.store_trace or options.callback is not None or options.progress)

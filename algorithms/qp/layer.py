@@ -28,7 +28,12 @@ import scipy.sparse as sp
 import torch
 from torch.autograd.function import once_differentiable
 
-from algorithms._validation import check_bool, check_working_range, revalidate_if_reassigned
+from algorithms._validation import (
+    check_bool,
+    check_working_range,
+    refuse_unknown_attribute,
+    revalidate_if_reassigned,
+)
 from algorithms.core import RetCode, SolveOptions
 from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.dqp import DQP, forward
@@ -292,7 +297,8 @@ class QPLayer(torch.nn.Module):
     in [1.18e-38, 3.4e38]) and ``symmetrize`` (bool) as in :func:`qp_layer` (``symmetrize=True``: solve with
     ``½(P + Pᵀ)``, so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes). A QP without a
     solution raises :class:`QPLayerError` naming the batch item and its retcode, as :func:`qp_layer`
-    documents.
+    documents. ``algorithm``, ``tol`` and ``symmetrize`` may be set after construction (checked as here); any
+    other public name (a misspelt ``layer.symetrize = True``) is refused by name (``UnknownAttributeError``).
 
     >>> import torch
     >>> layer = QPLayer(DQP(backend="clarabel"))
@@ -310,9 +316,13 @@ class QPLayer(torch.nn.Module):
             raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
         self.tol = _layer_tol(tol)  # checked now (None or in the working range), not at forward
         self.symmetrize = check_bool("symmetrize", symmetrize)
+        self.__dict__["_layer_built"] = True
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # set after construction: symmetrize = "no" was truthy, tol = -1 or algorithm = "x" reached forward
+        # set after construction: symmetrize = "no" was truthy, tol = -1 or algorithm = "x" reached forward;
+        # a misspelt name (layer.symetrize = True) was stored beside the real one and ignored
+        if self.__dict__.get("_layer_built") and not isinstance(value, torch.nn.Module | torch.nn.Parameter):
+            refuse_unknown_attribute(self, name, ("algorithm", "tol", "symmetrize"))
         if name == "symmetrize":
             value = check_bool("symmetrize", value)
         elif name == "tol":

@@ -58,3 +58,54 @@ def test_checked_record_refuses_a_misspelt_field():
     with pytest.raises(ValueError, match="count must be >= 0"):
         record.count = -1
     assert record.count == 2 and "cout" not in vars(record)
+
+
+def _tampered(kind: str):
+    """A record edited through ``__dict__`` (past its checks), as red18b's cases."""
+    if kind == "stats":
+        stats = Stats(iterations=3)
+        stats.__dict__["iterations"] = -1
+        return stats, "iterations must be an int >= 0"
+    if kind == "misspelt":
+        stats = Stats()
+        stats.__dict__["iteratons"] = 5
+        return stats, "takes no attribute 'iteratons'"
+    if kind == "nested":
+        sol = _solution()
+        sol.stats.__dict__["wall_time"] = -1.0
+        return sol, "wall_time must be a float"
+    sol = _solution()
+    sol.x[0] = np.nan  # the caller's own x: checked again when the record is pickled or copied
+    return sol, "x must be finite with retcode Success"
+
+
+@pytest.mark.parametrize("kind", ["stats", "misspelt", "nested", "x"])
+@pytest.mark.parametrize("roundtrip", [lambda r: pickle.loads(pickle.dumps(r)), copy.copy, copy.deepcopy])
+def test_pickled_or_copied_record_is_checked_again(kind, roundtrip):
+    # red18b: pickle.loads(pickle.dumps(s)) gave back Success with x = [nan, 0] and iterations = -1, unchecked
+    record, words = _tampered(kind)
+    if kind == "nested" and roundtrip is copy.copy:
+        return  # a shallow copy shares the stats object: nothing is rebuilt
+    with pytest.raises(ValueError, match=words):
+        roundtrip(record)
+
+
+@pytest.mark.parametrize(("name", "value", "error", "words"), [
+    ("trace", "x", TypeError, "trace must be a list of records"),
+    ("trace", [1], TypeError, "trace must be a list of records"),
+    ("options", {}, TypeError, "options must be a SolveOptions"),
+    ("stopped", "yes", TypeError, "stopped must be a bool"),
+    ("stoped", True, ValueError, "takes no attribute 'stoped'"),
+])
+def test_iteration_monitor_attributes_are_checked(name, value, error, words):
+    # red18b: m.trace = "x" met AttributeError('append') at the next record, m.options = {} AttributeError,
+    # m.stopped = "yes" was kept
+    from algorithms.core import IterationMonitor, SolveOptions
+
+    monitor = IterationMonitor(SolveOptions(store_trace=True), total=2)
+    with pytest.raises(error, match=words):
+        setattr(monitor, name, value)
+    monitor.stopped = True
+    monitor.trace = []
+    monitor.record(iteration=0)
+    assert monitor.trace == [{"iteration": 0}] and monitor.stopped is True

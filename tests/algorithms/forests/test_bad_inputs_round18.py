@@ -144,3 +144,29 @@ def test_nested_forest_parameter_without_a_forest_is_refused():
         RFAutoencoder(n_estimators=5).set_params(forest__max_depth=3)
     ae = RFAutoencoder().set_params(forest=RandomForestClassifier(), forest__max_depth=3)
     assert ae.forest.max_depth == 3
+
+
+def _frame_fit() -> tuple[RFAutoencoder, object]:
+    import pandas as pd
+
+    X = pd.DataFrame({"a": np.random.default_rng(0).normal(size=40), "b": np.arange(40) % 3,
+                      "c": list("xyz" * 13 + "x")})
+    return RFAutoencoder(n_estimators=5, random_state=0).fit(X), X
+
+
+@pytest.mark.parametrize("made", ["fitted", "deepcopy", "pickle"])
+def test_dtypes_and_feature_names_cannot_be_edited_inside(made):
+    # sweep (first wave's report): ae.dtypes_ was the mutable Series kept inside (an edit changed what
+    # inverse_transform returned), feature_names_in_ a writeable array naming the decoded columns
+    ae, X = _frame_fit()
+    ae = {"fitted": ae, "deepcopy": copy.deepcopy(ae), "pickle": pickle.loads(pickle.dumps(ae))}[made]
+    before = ae.inverse_transform(ae.transform(X[:3]) + 0.01)
+    dtypes = ae.dtypes_
+    dtypes.iloc[0] = np.dtype("int64")
+    assert ae.dtypes_.iloc[0] == np.float64
+    with pytest.raises(ValueError, match="dtypes_ is a fitted attribute"):
+        ae.dtypes_ = dtypes
+    with pytest.raises(ValueError, match="read-only"):
+        ae.feature_names_in_[0] = "zz"
+    after = ae.inverse_transform(ae.transform(X[:3]) + 0.01)
+    assert list(after.columns) == ["a", "b", "c"] and list(after.dtypes) == list(before.dtypes)

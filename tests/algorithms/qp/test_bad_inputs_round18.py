@@ -51,3 +51,27 @@ def test_read_only_qps_still_solve_with_every_backend(index, backend):
     sol = solve(qp, DQP(backend=backend))
     assert sol.retcode is RetCode.Success
     np.testing.assert_allclose(sol.x, [0.5, 0.5], atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["symetrize", "algorithmm", "tolerance"])
+def test_qp_layer_refuses_a_misspelt_attribute(name):
+    # red18a: L.symetrize = True was stored beside symmetrize and ignored
+    from algorithms.qp import QPLayer
+
+    layer = QPLayer()
+    with pytest.raises(ValueError, match=f"takes no attribute '{name}'"):
+        setattr(layer, name, True)
+    layer.symmetrize = True
+    layer.tol = 1e-6
+    assert layer.symmetrize is True and name not in vars(layer)
+
+
+def test_pickled_qp_solution_is_checked_again():
+    # a QPSolution edited through __dict__ (z of the wrong sign beside Success) came back unchecked from
+    # pickle
+    sol = solve(QP(P=np.eye(2), q=np.array([-2.0, 0.0]), G=np.array([[1.0, 0.0]]), h=np.array([1.0])),
+                DQP(backend="daqp"))
+    assert pickle.loads(pickle.dumps(sol)).retcode is RetCode.Success
+    sol.__dict__["z"] = np.array([-5.0])
+    with pytest.raises(ValueError, match="z must be >= 0"):
+        pickle.loads(pickle.dumps(sol))
