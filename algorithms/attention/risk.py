@@ -370,8 +370,10 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     problem = _check_problem(problem)
     n = check_count("n", n, 2)  # samples
     seed = check_seed(seed)  # numpy ints as ints: torch's manual_seed refuses them
-    if isinstance(level, bool | np.bool_) or not isinstance(level, numbers.Real) \
-            or not 0.0 < level < 1.0:  # numpy floats too (np.float32(0.9) was refused)
+    if isinstance(level, bool | np.bool_) or not isinstance(level, numbers.Real):
+        # a 0-d array or tensor of 0.9 was told "must be in (0, 1)": the type is what is wrong
+        raise TypeError(f"level must be a real number in (0, 1), got {type(level).__name__} {level!r:.40}")
+    if not 0.0 < level < 1.0:  # numpy floats too (np.float32(0.9) was refused)
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     level = check_positive("level", level)  # the working range: 5e-324 gave a zero-width interval
     u = check_unit_vector("u", u, problem.d)

@@ -52,3 +52,14 @@ def test_forward_rechecks_hyperparameters_set_past_setattr(cls, name, value, wor
     object.__setattr__(model, name, value)
     with pytest.raises(ValueError, match=words):
         model(torch.randn(3, 5, 4, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("level", [torch.tensor(0.9), [0.9], "0.9"])
+def test_monte_carlo_level_of_another_type_is_a_type_error(level):
+    # class C: a 0-d tensor of 0.9 (inside (0, 1)) was told "level must be in (0, 1)" (ValueError)
+    from algorithms.attention import SingleLocationProblem, monte_carlo_risk, vectors_with_overlaps
+
+    problem = SingleLocationProblem(d=4, L=3, gamma=0.5)
+    u, v = vectors_with_overlaps(problem, mu=0.5, nu=0.5)
+    with pytest.raises(TypeError, match=r"^level must be a real number in \(0, 1\), got (Tensor|list|str)"):
+        monte_carlo_risk(problem, u, v, n=10, level=level)

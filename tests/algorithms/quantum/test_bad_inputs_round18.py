@@ -37,3 +37,12 @@ def test_problem_arrays_stay_read_only(make, field, made):
         array.flags.writeable = True
     algorithm = UniformAllocation() if isinstance(problem, PurestStateProblem) else RFAE(n_estimators=5)
     assert solve(problem, algorithm, seed=0).successful
+
+
+@pytest.mark.parametrize("atol", [np.array(1e-8), [1e-8], "1e-8"])
+def test_as_density_matrix_atol_of_another_type_is_a_type_error(atol):
+    # class C: a 0-d array of 1e-8 (inside the range) was told "must be a positive float <= 0.01" (ValueError)
+    from algorithms.quantum import as_density_matrix
+
+    with pytest.raises(TypeError, match=r"^atol must be a positive float .* got (ndarray|list|str)"):
+        as_density_matrix(np.eye(2) / 2, atol=atol)
