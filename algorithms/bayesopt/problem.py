@@ -24,6 +24,7 @@ from algorithms._validation import (
     check_takes,
     read_only,
     remember_validated,
+    reseal_state,
     returned_scalar,
     revalidate_if_reassigned,
 )
@@ -79,6 +80,11 @@ class ConstrainedBOProblem(Problem):
     x_star: np.ndarray | None = None
     name: str = "constrained problem"
     n_constraints: int | None = None
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable; a write
+        into the copy then went through, against the README's rule for problems)."""
+        reseal_state(self, state)
 
     def __post_init__(self) -> None:
         check_str("name", self.name)

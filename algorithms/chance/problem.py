@@ -44,6 +44,7 @@ from algorithms._validation import (
     precision_rank,
     read_only,
     remember_validated,
+    reseal_state,
     to_float,
 )
 from algorithms.core import Problem
@@ -101,6 +102,11 @@ class LinearStructure:
     A: np.ndarray
     b: np.ndarray
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable; a write
+        into the copy then went through, against the README's rule for problems)."""
+        reseal_state(self, state)
+
     def __post_init__(self) -> None:
         cost = as_float_array("linear.cost", self.cost, ndim=1, dtype=np.float64)
         A = as_float_array("linear.A", self.A, ndim=3, dtype=np.float64)
@@ -155,6 +161,11 @@ class ChanceConstrainedProblem(Problem):
     linear: LinearStructure | None = None
     known_optimum: float | None = None
     _g_unit: float = field(default=1.0, init=False, repr=False)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable; a write
+        into the copy then went through, against the README's rule for problems)."""
+        reseal_state(self, state)
 
     def __post_init__(self) -> None:
         check_takes("f", self.f, "f(x)", 1)   # a wrong arity failed at the probe with Python's message

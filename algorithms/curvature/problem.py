@@ -72,6 +72,7 @@ from algorithms._validation import (
     in_working_range,
     precision_rank,
     read_only,
+    reseal_state,
     returned_scalar,
     revalidate_if_reassigned,
     run_values,
@@ -187,6 +188,11 @@ class CurvatureProblem(Problem):
     #: f's rounding, and the gap test then held at x0 with ∇f(x0) far from 0 (Success at x0); False: a solve
     #: stops by the gradient test only
     gap_informative: bool = field(init=False, repr=False, compare=False, default=True)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (a deep copy's could be made
+        writeable again, against the README's rule for problems)."""
+        reseal_state(self, state)
 
     def __post_init__(self) -> None:
         check_str("name", self.name)

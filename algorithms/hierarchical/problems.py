@@ -53,6 +53,7 @@ from algorithms._validation import (
     check_working_range,
     precision_rank,
     read_only,
+    reseal_state,
     returned_pair,
 )
 from algorithms.core import Problem, rebuilt_by_factory
@@ -245,6 +246,11 @@ class MinimaxProblem(Problem):
     sigma: float = 0.0
     noise: str = "gaussian"
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (a deep copy's could be made
+        writeable again, against the README's rule for problems)."""
+        reseal_state(self, state)
+
     def __post_init__(self) -> None:
         for name, call in (("grad", "grad(x, y, rng)"), ("phi", "phi(x)"), ("grad_phi", "grad_phi(x)")):
             check_takes(name, getattr(self, name), call, call.count(",") + 1)
@@ -315,6 +321,11 @@ class BilevelProblem(Problem):
     sigma: float = 0.0
     hessian_sigma: float = 0.0
     noise: str = "gaussian"
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (a deep copy's could be made
+        writeable again, against the README's rule for problems)."""
+        reseal_state(self, state)
 
     def __post_init__(self) -> None:
         calls = (("upper_grad", "upper_grad(x, y, rng)"), ("lower_grad", "lower_grad(x, y, rng)"),

@@ -153,11 +153,11 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     _n_qubits_of(name, array.shape[0])
     if atol is None:
         atol = state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
-    elif isinstance(atol, bool | np.bool_) or not isinstance(atol, numbers.Real):
+    elif not isinstance(atol, numbers.Real | np.bool_):  # a bool is a number out of range (ValueError below)
         # a 0-d array or tensor of 1e-8 was told "must be a positive float <= 0.01": the type is what is wrong
         raise TypeError(f"atol must be a positive float <= {MAX_ATOL:g} (a round-off tolerance; a Python or "
                         f"numpy number), got {type(atol).__name__} {atol!r:.40}")
-    elif not 0 < atol <= MAX_ATOL:  # numpy scalars and Fractions too (np.float32(1e-6) was refused)
+    elif isinstance(atol, bool | np.bool_) or not 0 < atol <= MAX_ATOL:  # numpy scalars, Fractions too
         # bounded: atol = inf (or 10) accepted diag(3, −2) as a density matrix, so every check was void
         raise ValueError(f"atol must be a positive float <= {MAX_ATOL:g} (a round-off tolerance), got "
                          f"{atol!r}")
