@@ -90,6 +90,10 @@ def _squared_sums(X: np.ndarray, X_hat: np.ndarray) -> tuple[np.ndarray, np.ndar
 def distortion(X: Any, X_hat: Any, categorical: Any = None) -> float:
     """The mean over columns of :func:`column_distortion`.
 
-    ``X`` (n, p), ``X_hat`` and ``categorical`` as in :func:`column_distortion`.
+    ``X`` (n, p) with p >= 1 columns (a mean over no columns is undefined), ``X_hat`` and ``categorical``
+    as in :func:`column_distortion`.
     """
-    return float(column_distortion(X, X_hat, categorical).mean())
+    per_column = column_distortion(X, X_hat, categorical)
+    if per_column.size == 0:  # an (n, 0) table answered NaN (numpy's mean of nothing) in silence
+        raise ValueError("X must have at least one column (p >= 1) for a mean distortion, got 0")
+    return float(per_column.mean())

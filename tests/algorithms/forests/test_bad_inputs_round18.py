@@ -170,3 +170,12 @@ def test_dtypes_and_feature_names_cannot_be_edited_inside(made):
         ae.feature_names_in_[0] = "zz"
     after = ae.inverse_transform(ae.transform(X[:3]) + 0.01)
     assert list(after.columns) == ["a", "b", "c"] and list(after.dtypes) == list(before.dtypes)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (1, 0)])
+def test_distortion_of_no_columns_is_refused(shape):
+    # an (n, 0) table answered NaN (the mean of nothing) without an error
+    from algorithms.forests import distortion
+
+    with pytest.raises(ValueError, match="X must have at least one column"):
+        distortion(np.empty(shape), np.empty(shape))
