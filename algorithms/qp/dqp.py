@@ -83,6 +83,7 @@ from algorithms._validation import (
     check_positive,
     check_square_symmetric,
     check_working_range,
+    read_only,
     remember_validated,
     revalidate_if_reassigned,
     to_float,
@@ -1015,6 +1016,8 @@ def _picklable(original: Any) -> Any:
     return result
 
 
+#: the QPSolution fields stored read-only (the multipliers and masks the record's checks and the VJP read)
+_READ_ONLY_FIELDS = ("y", "z", "z_box", "active", "active_box")
 #: the QPSolution fields checked at construction and whenever set afterwards
 _RECORD_FIELDS = ("x", "y", "z", "z_box", "active", "active_box", "degenerate", "warnings", "backend", "kkt")
 
@@ -1049,7 +1052,10 @@ class QPSolution(Solution):
     solve's ``kkt_tol``, or 1e-6 for a record built by hand): a z of the wrong sign given or set later (on a
     solved record too) is refused naming ``z``;
     ``active``/``active_box`` None or boolean masks; ``degenerate`` a bool; ``warnings`` a list of str;
-    ``backend`` a str; ``kkt`` None or a :class:`KKTFactor`.
+    ``backend`` a str; ``kkt`` None or a :class:`KKTFactor`. ``y``, ``z``, ``z_box``, ``active`` and
+    ``active_box`` are stored read-only (immutable memory, also after pickling): a write in place fails in
+    the caller's statement (numpy's "assignment destination is read-only"); assign a new array instead,
+    checked as above. ``x`` is the caller's own, as a :class:`~algorithms.core.Solution`'s.
     """
 
     y: np.ndarray | None = None
@@ -1138,6 +1144,10 @@ class QPSolution(Solution):
                                 f"{type(value).__name__} {value!r:.40}")
         elif name == "kkt" and value is not None and not isinstance(value, KKTFactor):
             raise TypeError(f"kkt must be None or a KKTFactor, got {type(value).__name__}")
+        if name in _READ_ONLY_FIELDS and value is not None:
+            # sol.active[0] = False in place changed the active set vjp differentiates over, and z[0] = -5
+            # broke a Success's z >= 0, past the checks above: stored read-only (set a new array instead)
+            value = read_only(np.asarray(value))
         return value
 
     def _row_factors(self) -> tuple[np.ndarray, np.ndarray]:

@@ -75,3 +75,23 @@ def test_pickled_qp_solution_is_checked_again():
     sol.__dict__["z"] = np.array([-5.0])
     with pytest.raises(ValueError, match="z must be >= 0"):
         pickle.loads(pickle.dumps(sol))
+
+
+@pytest.mark.parametrize("name", ["y", "z", "active"])
+@pytest.mark.parametrize("made", ["solved", "pickled"])
+def test_qp_solution_multipliers_and_masks_are_read_only(name, made):
+    # sol.active[0] = False in place changed the G/h derivatives vjp returned; z[0] = -5 broke Success's
+    # z >= 0
+    qp = QP(P=np.eye(2), q=np.array([-2.0, 0.0]), G=np.array([[1.0, 0.0], [0.0, -1.0]]),
+            h=np.array([1.0, 1.0]), A=np.array([[0.0, 1.0]]), b=np.array([0.0]))
+    sol = solve(qp, DQP(backend="daqp"))
+    reference = sol.vjp(np.ones(2))
+    if made == "pickled":
+        sol = pickle.loads(pickle.dumps(sol))
+    array = getattr(sol, name)
+    with pytest.raises(ValueError, match="read-only"):
+        array[0] = False if array.dtype == bool else -5.0
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        array.flags.writeable = True
+    again = sol.vjp(np.ones(2))
+    assert all(np.array_equal(again[k], reference[k]) for k in reference if reference[k] is not None)
