@@ -152,6 +152,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
                    rng: np.random.Generator, *, n_synthetic: int = 50) -> RelabeledForest:
     """Relabel every split of ``partition``'s forest in the embedding space ``embed`` maps to.
 
+    ``embed`` maps rows (m, p) to embeddings (m, k), finite reals with k >= 1 (a copy of the rows is passed);
     ``low`` and ``high`` (p,) are the finite data range per column (low <= high); ``categorical`` one bool
     flag per column; ``rng`` a ``numpy.random.Generator``; ``n_synthetic`` (int in [2, 100000]) the
     synthetic points drawn per split.
@@ -188,9 +189,11 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
         # the trees are refit on Z in float32: 1e300 met scikit-learn's "too large for dtype('float32')"
         raise ValueError(f"embed(X) must return embeddings of magnitude at most {_FLOAT32_MAX:.4g} (the "
                          f"working range), got max |Z| = {float(np.abs(Z).max()):.3g}")
-    if Z.ndim != 2 or Z.shape[0] != rows.shape[0] or not np.all(np.isfinite(Z)):
-        raise ValueError(f"embed(X) must return finite embeddings of shape ({rows.shape[0]}, k), one row per "
-                         f"row of X, got shape {Z.shape}{'' if np.all(np.isfinite(Z)) else ' with NaN/inf'}")
+    # k = 0 columns met scikit-learn's "Found array with 0 feature(s)" naming DecisionTreeClassifier
+    if Z.ndim != 2 or Z.shape[0] != rows.shape[0] or Z.shape[1] == 0 or not np.all(np.isfinite(Z)):
+        bad = "" if np.all(np.isfinite(Z)) else " with NaN/inf"
+        raise ValueError(f"embed(X) must return finite embeddings of shape ({rows.shape[0]}, k), k >= 1, one "
+                         f"row per row of X, got shape {Z.shape}{bad}")
     features, thresholds, below_left, children = [], [], [], []
     start = 0
     for b, tree in enumerate(trees):

@@ -179,3 +179,18 @@ def test_distortion_of_no_columns_is_refused(shape):
 
     with pytest.raises(ValueError, match="X must have at least one column"):
         distortion(np.empty(shape), np.empty(shape))
+
+
+def test_relabel_forest_refuses_an_embedding_without_columns():
+    # class D: embed returning (m, 0) met scikit-learn's "Found array with 0 feature(s)" naming
+    # DecisionTreeClassifier, not embed
+    from sklearn.ensemble import RandomForestRegressor
+
+    from algorithms.forests import ForestPartition, relabel_forest
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    part = ForestPartition.from_forest(RandomForestRegressor(n_estimators=3, max_depth=3, random_state=0)
+                                       .fit(X, X[:, 0]))
+    with pytest.raises(ValueError, match=r"embed\(X\) must return finite embeddings .* k >= 1"):
+        relabel_forest(part, lambda R: R[:, :0], X.min(0), X.max(0), np.zeros(2, bool),
+                       np.random.default_rng(0), n_synthetic=5)
