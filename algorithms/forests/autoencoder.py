@@ -265,6 +265,11 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             if getattr(self, name) != value:
                 raise ValueError(f"{name} was changed after fit (fitted with {value!r}, now "
                                  f"{getattr(self, name)!r}): call fit again, or set it back")
+        try:   # forest_ (the partition's forest) refitted or its trees changed after fit
+            self.partition_.checked_forest()
+        except ValueError:
+            raise ValueError("forest_ (the fitted forest, partition_.forest) was refitted or its trees "
+                             "changed after fit: call fit again") from None
         if self.decoder == "relabel" and not hasattr(self, "relabeled_"):  # a "knn" fit built none
             raise ValueError("decoder = 'relabel' needs the relabelled forest that fit builds only for that "
                              "decoder: call fit again with decoder='relabel'")
@@ -450,8 +455,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         else:  # synthetic contrast: real rows (0) vs rows with each column permuted (1)
             contrast = np.column_stack([rng.permutation(col) for col in X_enc.T])
             forest.fit(np.vstack([X_enc, contrast]), np.repeat([0, 1], n))
-        self.forest_ = forest
         self.partition_ = ForestPartition.from_forest(forest)
+        # the partition's own copy, whose trees it checks at every use: ae.forest_.fit(...) refitted a forest
+        # nothing read, so the edit was ignored in silence; now the next transform refuses it by name
+        self.forest_ = self.partition_.forest
         self.train_leaves_ = self.partition_.leaves(X_enc)
         self.categorical_ = np.array([str(c) in self.categories_ for c in self.feature_names_in_]) \
             if self._frame_fitted_ else np.zeros(X_enc.shape[1], dtype=bool)

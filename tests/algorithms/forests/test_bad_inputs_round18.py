@@ -194,3 +194,17 @@ def test_relabel_forest_refuses_an_embedding_without_columns():
     with pytest.raises(ValueError, match=r"embed\(X\) must return finite embeddings .* k >= 1"):
         relabel_forest(part, lambda R: R[:, :0], X.min(0), X.max(0), np.zeros(2, bool),
                        np.random.default_rng(0), n_synthetic=5)
+
+
+@pytest.mark.parametrize("method", ["transform", "score", "inverse_transform"])
+def test_refitted_forest_attribute_is_refused(method):
+    # class A: ae.forest_.fit(...) refitted a forest nothing read (the partition held its own copy), so the
+    # edit was ignored in silence
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    ae = RFAutoencoder(n_estimators=5, random_state=0).fit(X)
+    Z = ae.transform(X[:2])
+    assert ae.forest_ is ae.partition_.forest
+    ae.forest_.fit(X * 10, np.arange(40) % 2)
+    arg = Z if method == "inverse_transform" else X[:2]
+    with pytest.raises(ValueError, match=r"forest_ .* was refitted"):
+        getattr(ae, method)(arg)
