@@ -27,6 +27,7 @@ import numpy as np
 from algorithms._validation import (
     _plain_number,
     _refuse_masked,
+    _tensor_to_numpy,
     allocates,
     check_fits_memory,
     check_int_at_least,
@@ -56,12 +57,22 @@ MAX_QUBITS = 10
 MAX_ATOL = 1e-2
 
 
+def _tensor_data(name: str, value: Any) -> Any:
+    """A torch tensor's values as numpy (detached: one with requires_grad met numpy's "Can't call numpy() on
+    Tensor that requires grad", a valid array refused); anything else as given."""
+    if hasattr(value, "detach") and type(value).__module__.startswith("torch"):
+        refuse_sparse(name, value)
+        return _tensor_to_numpy(name, value)
+    return value
+
+
 def as_array(name: str, value: Any) -> np.ndarray:
     """``np.asarray(value)``, with what numpy raises for it (a ragged list, an object whose ``__array__``
     raises) turned into a TypeError naming ``name``; a masked array with masked entries is refused."""
     _refuse_masked(name, value)  # np.asarray drops the mask: masked entries would count as data
     if getattr(getattr(value, "device", None), "type", None) == "meta":  # numpy's error named nothing
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    value = _tensor_data(name, value)
     try:
         return plain_numbers(np.asarray(value))
     except Exception as exc:
@@ -142,6 +153,9 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     if rho is None:
         raise TypeError(f"{name} is required, got None")
     _refuse_masked(name, rho)  # np.asarray drops the mask: masked entries would count as data
+    if getattr(getattr(rho, "device", None), "type", None) == "meta":  # numpy's error named nothing
+        raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    rho = _tensor_data(name, rho)
     try:
         array = plain_numbers(np.asarray(rho))  # Fractions as float64 (numpy keeps them as objects)
     except Exception as exc:  # ragged nested lists

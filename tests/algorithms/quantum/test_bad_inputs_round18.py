@@ -46,3 +46,19 @@ def test_as_density_matrix_atol_of_another_type_is_a_type_error(atol):
 
     with pytest.raises(TypeError, match=r"^atol must be a positive float .* got (ndarray|list|str)"):
         as_density_matrix(np.eye(2) / 2, atol=atol)
+
+
+def test_tensors_with_requires_grad_are_read_as_their_values():
+    # class C: a float64 tensor with requires_grad (a valid array) was refused with numpy's "Can't call
+    # numpy() on Tensor that requires grad"
+    import torch
+
+    from algorithms.quantum import hardness_h1, purity, sample_counts
+
+    rho = random_state(1, purity=0.8, seed=0).real
+    assert purity(torch.tensor(rho, requires_grad=True)) == pytest.approx(purity(rho))
+    purities = np.array([0.9, 0.6])
+    assert hardness_h1(torch.tensor(purities, requires_grad=True)) == hardness_h1(purities)
+    probabilities = np.array([0.25, 0.75])
+    assert np.array_equal(sample_counts(torch.tensor(probabilities, requires_grad=True), 10),
+                          sample_counts(probabilities, 10))
