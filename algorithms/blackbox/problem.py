@@ -249,7 +249,9 @@ class Evaluator:
     (evaluations, best value) pairs (read-only in place: assign a new list to change it).
     The counts stay consistent: ``evaluations`` <= ``problem.budget``, ``nonfinite`` <= ``evaluations``, a
     finite ``best_value`` needs a ``best_x`` (set ``best_x`` first; reset with ``best_value = inf`` first),
-    and a new ``problem`` must fit the evaluations made and ``best_x``.
+    and a new ``problem`` must fit the evaluations made and ``best_x``. A ``best_value`` set by hand is
+    taken as the value at ``best_x`` (f is not evaluated again to check it: each call spends budget), as
+    a counter set by hand is taken as the evaluations made.
 
     ``__call__(X)`` converts the rows of ``X`` (any real dtype, a list too) to the problem's ``dtype``
     before ``f`` sees them (float32 rows of a float64 problem are promoted; an int X converted).

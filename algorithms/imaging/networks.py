@@ -129,7 +129,8 @@ class NullSpaceNet(CheckedStateModule):
     the operator and the projection are fixed after construction. ``forward(X)``
     takes finite real measurements X of shape (batch, m). ``scale`` is 1/‖H‖² (``operator.norm()``; 1 for
     H = 0, whose Hᵀy is 0); an operator of norm below 1.5e-154, where 1/‖H‖² overflows float64, is refused
-    naming ``operator``.
+    naming ``operator``. A weight written in place after construction (NaN, inf, or beyond 3.4e38 in
+    magnitude) is refused by ``forward`` naming it, as ``load_state_dict`` refuses it.
     """
 
     @allocates("channels", "depth")
@@ -203,7 +204,9 @@ class ResidualDenoiser(CheckedStateModule):
 
     ``channels`` (an int in [1, 4096]) and ``depth`` (an int in [2, 1000]) are the CNN's width and number of
     conv layers, ``seed`` (int in [0, 2**64)) its initial weights (all three kept as attributes, fixed after
-    construction); ``forward(x)`` takes real images of shape (batch, h, w).
+    construction); ``forward(x)`` takes real images of shape (batch, h, w). A weight written in place after
+    construction (NaN, inf, or beyond 3.4e38 in magnitude) is refused by ``forward`` naming it, as
+    ``load_state_dict`` refuses it.
     """
 
     @allocates("channels", "depth")

@@ -27,6 +27,7 @@ from torch.nn import functional as nn_functional
 from algorithms._validation import (
     _plain_number,
     check_count,
+    check_entries_in_range,
     check_finite_data,
     check_nonnegative,
     refuse_sparse,
@@ -39,8 +40,10 @@ __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
 
 def _check_network_state(name: str, network: Any) -> None:
-    """A given network's parameters and buffers have data and are finite: one with NaN weights answered NaN
-    images (or predictions) in silence, one on the meta device failed at its first call."""
+    """A given network's parameters and buffers have data and are finite, of magnitude <= 3.4e38 (the
+    working range, as load_state_dict checks it): one with NaN weights answered NaN images (or
+    predictions) in silence, one on the meta device failed at its first call, a 1e39 written in place was
+    used."""
     for key, value in network.state_dict().items():
         if not isinstance(value, torch.Tensor):
             continue
@@ -49,6 +52,8 @@ def _check_network_state(name: str, network: Any) -> None:
                              f"initialize its weights first")
         if (value.is_floating_point() or value.is_complex()) and not bool(torch.isfinite(value).all()):
             raise ValueError(f"{name}.{key} contains NaN or inf entries")
+        if value.is_floating_point():
+            check_entries_in_range(f"{name}.{key}", value)
 
 
 def _check_image_batch(x: Any, minimum: int = 1) -> None:
@@ -213,7 +218,9 @@ class DenoiserPrior:
     """D(x) = network(x): a trained image denoiser used as the prox (plug-and-play); no penalty value.
 
     ``network`` maps ``(batch, h, w)`` images to images of the same shape
-    (e.g. :class:`algorithms.imaging.ResidualDenoiser`); it runs without gradients.
+    (e.g. :class:`algorithms.imaging.ResidualDenoiser`); it runs without gradients. Its parameters and
+    buffers must be finite with entries of magnitude <= 3.4e38 (the working range): checked at construction
+    and again at each prox (a weight written in place afterwards, NaN or 1e39, is refused naming it).
     """
 
     network: torch.nn.Module
@@ -236,6 +243,8 @@ class DenoiserPrior:
 
     def _prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """:meth:`prox` on an image the caller has checked (a solver's iterate); the output is checked."""
+        # its weights written in place after construction (NaN, 1e39) are refused as at construction
+        _check_network_state("network", self.network)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         # a copy: a network that works in place (x.mul_(2)) changed the caller's images (the solver's iterate)
         images = x.reshape(-1, *x.shape[-2:]).to(dtype, copy=True)

@@ -191,6 +191,7 @@ class NPN:
             raise ValueError(f"y must hold {inputs} finite measurements (the network's in_features), got "
                              f"shape {tuple(y.shape)}" + ("" if y.numel() != inputs else " with NaN or inf"))
         check_entries_in_range("y", y)
+        _check_network_state("network", self.network)  # weights written in place (NaN, 1e39) since built
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
         with torch.no_grad():
             try:

@@ -51,3 +51,67 @@ def test_misspelt_attribute_refused(case):
     with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{name}'"):
         setattr(obj, name, value)
     assert name not in vars(obj)
+
+
+def _networks():
+    from algorithms import solve
+    from algorithms.imaging import (
+        NPN,
+        Blur,
+        DenoiserPrior,
+        InverseProblem,
+        MatrixOperator,
+        NullSpaceNet,
+        PnPADMM,
+        ResidualDenoiser,
+    )
+
+    def denoiser_forward(net):
+        return lambda: net(torch.rand(1, 8, 8, dtype=torch.float64))
+
+    def prior_solve(net):
+        op = Blur((8, 8), 1.0)
+        problem = InverseProblem(op, op.apply(torch.rand(8, 8, dtype=torch.float64)), 0.01)
+        prior = DenoiserPrior(net)
+        return prior, lambda: solve(problem, PnPADMM(prior), maxiters=2)
+
+    class Shrink(torch.nn.Module):   # a user's network: images times a learned factor
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.tensor([0.9], dtype=torch.float64))
+
+        def forward(self, x):
+            return x * self.weight
+
+    def denoiser_case():
+        net = ResidualDenoiser().double()
+        return net, denoiser_forward(net)
+
+    yield "ResidualDenoiser.forward", denoiser_case
+    yield "DenoiserPrior.prox", lambda: prior_solve(ResidualDenoiser().double())
+    yield "DenoiserPrior.prox user network", lambda: prior_solve(Shrink())
+    H = MatrixOperator(torch.randn(8, 16, dtype=torch.float64), (4, 4))
+    S = MatrixOperator(torch.linalg.svd(H.weight).Vh[8:], (4, 4))
+
+    def npn_case():
+        net = NullSpaceNet(H, S).double()
+        term = NPN(S, net, 0.1)
+        return net, lambda: term.predict(H.apply(torch.rand(4, 4, dtype=torch.float64)))
+    yield "NullSpaceNet.forward", lambda: (lambda n: (n, lambda: n(torch.rand(2, 8, dtype=torch.float64))))(
+        NullSpaceNet(H, S).double())
+    yield "NPN.predict", npn_case
+
+
+@pytest.mark.parametrize("value", [1e39, float("nan"), -float("inf")])
+@pytest.mark.parametrize("case", [name for name, _ in _networks()])
+def test_network_weight_written_in_place_refused_at_use(case, value):
+    # a float64 weight of 1e39 written in place was used (load_state_dict refuses it); NaN was caught only
+    # by ResidualDenoiser's own forward, not for the NPN predictor or a DenoiserPrior's prox of a user net
+    build = dict(_networks())[case]
+    owner, use = build()
+    network = owner.network if hasattr(owner, "network") else owner
+    use()   # clean: runs
+    with torch.no_grad():
+        next(network.parameters()).view(-1)[0] = value
+    with pytest.raises(ValueError, match=r"weight (has an entry of magnitude|contains NaN or inf)"):
+        use()
