@@ -1848,7 +1848,7 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: NPN(S, network(2), 1.0).check_against(gaussian_cs((2, 8), 0.5, seed=0))),
         Boundary("G takes m measurements", "network", lambda: NPN(S, network(2), 1.0).check_against(H),
                  lambda: NPN(S, network(2, H.out_features + 1), 1.0).check_against(H)),
-        Boundary("G(y) finite", "network", lambda: NPN(S, network(2, value=1e300), 1.0).predict(y),
+        Boundary("G(y) finite", "network", lambda: NPN(S, network(2, value=WORKING_MAX), 1.0).predict(y),
                  lambda: NPN(S, network(2, value=math.nan), 1.0).predict(y)),
         Boundary("TV weight >= 0", "weight", lambda: TVPrior(0.0), lambda: TVPrior(-tiny)),
         Boundary("TV inner >= 1", "inner", lambda: TVPrior(0.1, inner=1), lambda: TVPrior(0.1, inner=0)),

@@ -122,6 +122,13 @@ def _load(path: str, stamp: tuple[int, int] = (0, 0)) -> tuple[WorkflowGenerator
     except Exception as exc:   # not a torch file, or one without the agents: torch's unpickling message
         raise ValueError(f"checkpoint {path!r} is not a DesignX checkpoint (save_agents writes one): "
                          f"{type(exc).__name__}: {str(exc)[:120]}") from None
+    foreign = sorted(map(str, set(state) - {"sizes", "agent1", "agent2"}))
+    if foreign:   # a key save_agents never writes ("agent3", a misspelt "size") was loaded and ignored
+        raise ValueError(f"checkpoint {path!r} holds keys save_agents never writes: {foreign}; a DesignX "
+                         f"checkpoint holds exactly 'agent1', 'agent2' and 'sizes'")
+    if not isinstance(sizes, dict) or set(sizes) - {"hidden", "heads", "layers"}:
+        raise ValueError(f"checkpoint {path!r}'s sizes must be a dict of 'hidden', 'heads' and 'layers', got "
+                         f"{sizes!r:.80}")
     # building the modules draws their initial weights from torch's global generator: forked, so loading
     # the agents (once per path, cached) leaves the caller's torch random stream where it was
     # a hand-edited checkpoint is named: sizes = "x" met "argument after ** must be a mapping", hidden = 33
@@ -148,7 +155,9 @@ class CheckpointNotFoundError(FileNotFoundError, ValueError):
 def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator, HyperparameterController]:
     """The agents saved at ``checkpoint`` (``None``: the shipped checkpoint); a path naming no file raises
     :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and a ``ValueError``), a file that is no
-    checkpoint a ``ValueError`` naming ``checkpoint``.
+    checkpoint a ``ValueError`` naming ``checkpoint``: a checkpoint holds exactly what :func:`save_agents`
+    writes (keys ``agent1``, ``agent2``, ``sizes``; another key or a foreign size name is refused, as are
+    weights that do not fit the sizes or lie outside the working range).
 
     >>> a1, a2 = load_agents()
     >>> type(a1).__name__, type(a2).__name__

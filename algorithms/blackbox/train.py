@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -192,6 +193,7 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     state_path = out / "state.pt"
     if resume and state_path.is_file():
         st = torch.load(state_path, map_location="cpu", weights_only=False)
+        _check_resume_state(str(state_path), st, {"opt1": opt1, "opt2": opt2})
         a1.load_state_dict(st["agent1"])
         a2.load_state_dict(st["agent2"])
         opt1.load_state_dict(st["opt1"])
@@ -282,6 +284,76 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     result = meta()
     (out / "designx.json").write_text(json.dumps(result, indent=2, sort_keys=True))
     return result
+
+
+_RESUME_KEYS = {"agent1", "agent2", "opt1", "opt2", "baselines", "iteration", "episodes", "minutes",
+                "history", "rng", "torch_gen"}
+
+
+def _check_resume_state(path: str, st: Any, optimizers: dict[str, torch.optim.Optimizer]) -> None:
+    """What ``train(resume=True)`` restores, each entry refused naming the file and the entry unless it is as
+    train wrote it: the Adam groups hold train's own hyperparameters for the given settings (an lr of 5.0
+    in the file stepped in silence beside a given lr of 1e-3; an unknown key "lrr" was ignored), their
+    state finite tensors of the parameters' shapes, the counters ints >= 0, the baselines and history
+    finite numbers, the generator state a uint8 tensor."""
+    def refuse(entry: str, why: str) -> None:
+        raise ValueError(f"resume: checkpoint {path!r} has an invalid {entry}: {why} (not as train wrote it)")
+
+    if not isinstance(st, dict) or set(st) != _RESUME_KEYS:
+        got = sorted(map(str, st)) if isinstance(st, dict) else type(st).__name__
+        refuse("content", f"keys {sorted(_RESUME_KEYS)} expected, got {got}")
+    for name, optimizer in optimizers.items():
+        saved, own = st[name], optimizer.state_dict()
+        if not isinstance(saved, dict) or set(saved) != set(own) \
+                or not isinstance(saved["param_groups"], list) \
+                or len(saved["param_groups"]) != len(own["param_groups"]):
+            refuse(name, f"an Adam state dict of {len(own['param_groups'])} group(s) expected")
+        for i, (group, mine) in enumerate(zip(saved["param_groups"], own["param_groups"], strict=True)):
+            if not isinstance(group, dict) or set(group) != set(mine):
+                refuse(f"{name}['param_groups'][{i}]", f"keys {sorted(mine)} expected, got "
+                       f"{sorted(map(str, group)) if isinstance(group, dict) else type(group).__name__}")
+            for key, value in mine.items():
+                if not _same_setting(group[key], value):
+                    refuse(f"{name}['param_groups'][{i}][{key!r}]", f"train's Adam uses {value!r}, got "
+                           f"{group[key]!r}")
+        shapes = [tuple(p.shape) for group in optimizer.param_groups for p in group["params"]]
+        if not isinstance(saved["state"], dict) or not set(saved["state"]) <= set(range(len(shapes))):
+            refuse(f"{name}['state']", "one entry per agent parameter expected")
+        for index, entry in saved["state"].items():
+            for key, value in (entry.items() if isinstance(entry, dict) else [("entry", entry)]):
+                where = f"{name}['state'][{index}][{key!r}]"
+                if not isinstance(value, torch.Tensor) or not value.is_floating_point() \
+                        or not bool(torch.isfinite(value).all()):
+                    refuse(where, "a finite floating tensor expected")
+                if key != "step" and tuple(value.shape) != shapes[index]:
+                    refuse(where, f"shape {shapes[index]} expected, got {tuple(value.shape)}")
+                if key == "exp_avg_sq" and bool((value < 0).any()):
+                    refuse(where, "entries >= 0 expected")
+    for key in ("iteration", "episodes"):
+        if isinstance(st[key], bool) or not isinstance(st[key], int) or st[key] < 0:
+            refuse(key, f"an int >= 0 expected, got {st[key]!r}")
+    numbers = [st["minutes"], *(st["history"] if isinstance(st["history"], list) else [None])]
+    if not isinstance(st["baselines"], dict):
+        refuse("baselines", f"a dict expected, got {type(st['baselines']).__name__}")
+    numbers += list(st["baselines"].values())
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in numbers) \
+            or st["minutes"] < 0:
+        refuse("minutes/history/baselines", "finite numbers expected (minutes >= 0)")
+    if not (isinstance(st["torch_gen"], torch.Tensor) and st["torch_gen"].dtype == torch.uint8):
+        refuse("torch_gen", f"a generator state (uint8 tensor) expected, got "
+                            f"{type(st['torch_gen']).__name__}")
+    if not isinstance(st["rng"], dict):
+        refuse("rng", f"a numpy bit generator state (dict) expected, got {type(st['rng']).__name__}")
+
+
+def _same_setting(saved: Any, own: Any) -> bool:
+    """A saved optimizer hyperparameter equal to train's own (tuples and lists alike, NaN never)."""
+    if isinstance(own, tuple | list):
+        return isinstance(saved, tuple | list) and len(saved) == len(own) and all(
+            _same_setting(a, b) for a, b in zip(saved, own, strict=True))
+    if isinstance(own, bool) or own is None or isinstance(own, str):
+        return type(saved) is type(own) and saved == own
+    return isinstance(saved, int | float) and not isinstance(saved, bool) and saved == own
 
 
 def _final_gain(ep, optimum: float) -> float:

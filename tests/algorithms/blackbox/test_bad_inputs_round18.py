@@ -137,3 +137,47 @@ def test_run_result_last_population_read_only():
         result.last_X[0, 0] = np.nan
     with pytest.raises(ValueError, match="WRITEABLE"):
         result.last_X.setflags(write=True)
+
+
+@pytest.fixture(scope="module")
+def _trained(tmp_path_factory):
+    from algorithms.blackbox.train import train
+    out = tmp_path_factory.mktemp("designx")
+    train(0.005, 0, out, batch=1, ppo_epochs=1, progress=False)
+    return out
+
+
+RESUME_EDITS = {
+    "lr 5.0": (lambda st: st["opt1"]["param_groups"][0].__setitem__("lr", 5.0), "opt1.*'lr'"),
+    "misspelt key": (lambda st: st["opt2"]["param_groups"][0].__setitem__("lrr", 0.1), "opt2.*param_groups"),
+    "exp_avg nan": (lambda st: next(iter(st["opt1"]["state"].values()))["exp_avg"].fill_(float("nan")),
+                    "opt1.*exp_avg"),
+    "foreign key": (lambda st: st.__setitem__("agent3", {}), "content"),
+    "iteration -1": (lambda st: st.__setitem__("iteration", -1), "iteration"),
+    "history nan": (lambda st: st["history"].append(float("nan")), "minutes/history"),
+}
+
+
+@pytest.mark.parametrize("edit", RESUME_EDITS)
+def test_train_resume_refuses_a_state_train_did_not_write(_trained, tmp_path, edit):
+    # train(resume=True) loaded the Adam groups as saved: an lr of 5.0 written into state.pt stepped in
+    # silence beside the given lr of 1e-3; a misspelt key was ignored
+    import shutil
+
+    from algorithms.blackbox.train import train
+    shutil.copytree(_trained, tmp_path, dirs_exist_ok=True)
+    st = torch.load(tmp_path / "state.pt", weights_only=False)
+    change, where = RESUME_EDITS[edit]
+    change(st)
+    torch.save(st, tmp_path / "state.pt")
+    with pytest.raises(ValueError, match=f"resume: checkpoint .* has an invalid {where}"):
+        train(0.005, 0, tmp_path, resume=True, batch=1, ppo_epochs=1, progress=False)
+
+
+def test_load_agents_refuses_a_foreign_key(tmp_path):
+    from algorithms.blackbox.designx import DEFAULT_CHECKPOINT, load_agents
+    state = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
+    state["agent3"] = state["agent1"]
+    torch.save(state, tmp_path / "a.pt")
+    with pytest.raises(ValueError, match=r"holds keys save_agents never writes: \['agent3'\]"):
+        load_agents(tmp_path / "a.pt")
