@@ -79,6 +79,7 @@ from algorithms._modules import (
     remember_structure,
 )
 from algorithms._validation import (
+    CheckedRecord,
     allocates,
     check_bool,
     check_choice,
@@ -333,8 +334,10 @@ class RoutingGFlowNet(CheckedStateModule):
 
 
 @dataclass
-class Batch:
-    """Instances of one size, encoded: tensors shared by a rollout."""
+class Batch(CheckedRecord):
+    """Instances of one size, encoded: tensors shared by a rollout. A field set after construction is
+    checked at once (refused by name, the batch unchanged); a name that is not a field raises
+    UnknownAttributeError."""
 
     problem: str
     dist: torch.Tensor  # (B, n, n)
@@ -348,6 +351,7 @@ class Batch:
 
     def __post_init__(self) -> None:
         check_batch(self)
+        self._checked()  # later sets are checked; a misspelt name (batch.hh = ...) was stored and ignored
 
 
 def check_batch(batch: Batch) -> None:
@@ -453,14 +457,15 @@ def encode_instances(model: RoutingGFlowNet, instances: list) -> Batch:
 
 
 @dataclass
-class Trajectories:
+class Trajectories(CheckedRecord):
     """A batch of M = B·S trajectories, padded to T transitions.
 
     ``actions`` (M, T) node chosen at each transition (−1 padding); ``log_pf``, ``log_pb``,
     ``step_cost`` (M, T); ``log_flow`` (M, T+1): log F̃ of s_0 (= log Z), ..., with 0 at the
     terminal and after; ``valid`` (M, T) real transitions; ``cost`` (M,) total length;
     ``instance`` (M,) index into the batch; ``samples`` S, an int >= 1 dividing M. Checked by name at
-    construction and again by every loss and residual (a field replaced after construction too): the
+    construction, at once when a field is set afterwards (a name that is not a field raises
+    UnknownAttributeError), and again by every loss and residual (a field replaced in place too): the
     shapes, an int ``actions``/``instance``, a bool ``valid``, floating log-probabilities and costs, finite
     where they count (``log_pf``/``log_pb`` on valid transitions, ``log_flow``, ``step_cost``, ``cost``), and
     what the records mean: ``log_pf``/``log_pb`` <= 0 on valid transitions (1e-5 of rounding allowed),
@@ -480,6 +485,7 @@ class Trajectories:
 
     def __post_init__(self) -> None:
         check_trajectories(self)
+        self._checked()  # later sets are checked; a misspelt name (traj.cosst = ...) was stored and ignored
 
     @property
     def log_z(self) -> torch.Tensor:
@@ -599,6 +605,9 @@ def rollout(
     if not isinstance(batch, Batch):
         raise TypeError(f"batch must be a Batch (from encode_instances), got {type(batch).__name__}")
     check_batch(batch)  # a Batch is a mutable record: edited in place since encode_instances
+    for name in ("heat", "h", "keys"):  # NaN or 1e39 met torch's "probability tensor contains nan"
+        check_finite_data(f"batch.{name}", getattr(batch, name))
+        check_entries_in_range(f"batch.{name}", getattr(batch, name))
     model._check_layers()  # a layer replaced since the batch was encoded
     if batch.h.shape[-1] != model.hidden or batch.problem != model.problem:  # torch's "mat1 and mat2" error
         raise ValueError(f"batch must be encoded by this model ({model.problem}, hidden = "

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import torch
 
-from algorithms._validation import check_bool, check_choice, check_count, check_fits_memory
+from algorithms._validation import WORKING_MAX, check_bool, check_choice, check_count, check_fits_memory
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
 from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
@@ -216,7 +216,8 @@ def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOpti
         if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
             return None, samples  # a checkpoint's NaN weights: Diverged (encode refuses them by name)
         batch = encode_instances(model, [instance])
-        if not bool(torch.isfinite(batch.heat).all() and torch.isfinite(batch.h).all()):
+        if not all(bool(torch.isfinite(t).all()) and float(t.abs().max()) <= WORKING_MAX
+                   for t in (batch.heat, batch.h, batch.keys)):  # rollout refuses them by name
             return None, samples
         try:
             traj = rollout(model, batch, samples, mode=mode, generator=gen)

@@ -27,7 +27,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from algorithms._validation import _brief, call_user, check_int_at_least
+from algorithms._validation import _brief, call_user, check_int_at_least, refuse_unknown_attribute
 
 #: a user callable's ValueError/TypeError passes as it is; any other exception it raises is named
 _PASS = (ValueError, TypeError)
@@ -148,6 +148,7 @@ class _Sealed:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if getattr(self, "_sealed", False):
+            refuse_unknown_attribute(self, name, ())  # a misspelt name: the README's UnknownAttributeError
             kind = type(self).__name__
             raise TypeError(f"{name} cannot be set after construction: {kind} is immutable (its arguments "
                             f"are checked when it is built); build a new {kind}")

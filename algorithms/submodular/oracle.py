@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import _brief, call_user, check_takes, returned_scalar
+from algorithms._validation import _brief, call_user, check_takes, refuse_unknown_attribute, returned_scalar
 from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
@@ -126,6 +126,7 @@ class SealedAfterInit:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if not name.startswith("_") and self.__dict__.get("_sealed", False):
+            refuse_unknown_attribute(self, name, ())  # a misspelt name: the README's UnknownAttributeError
             kind = type(self).__name__
             raise TypeError(f"{name} cannot be set after construction: {kind}'s settings are checked when it "
                             f"is built; build a new {kind}, got {name} = {value!r:.40}")

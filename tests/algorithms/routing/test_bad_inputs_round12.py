@@ -79,8 +79,8 @@ def test_a_batch_edited_after_encoding_is_refused_at_rollout(encoded, edit, word
 
     model, batch = encoded
     edited = dataclasses.replace(batch, dist=batch.dist.detach().clone())
-    edit(edited)
     with pytest.raises(ValueError, match=words):  # NaN or negative costs, or other costs, in silence before
+        edit(edited)  # a field set is checked at once since round 18 (an in-place edit at the rollout)
         rollout(model, edited, 2)
 
 

@@ -3,8 +3,10 @@
 import pytest
 
 from algorithms import solve
+from algorithms._validation import UnknownAttributeError
 from algorithms.submodular import (
     CountingOracle,
+    Coverage,
     DynamicMatchoid,
     DynamicMatchoidMaximizer,
     Matchoid,
@@ -29,7 +31,12 @@ def test_maximizer_settings_cannot_be_set_after_construction(name, value):
     # eps = 5 written after construction was used by the next run built; seed = 7 was ignored
     dm = _maximizer()
     before = (dm.solution(), dm.value, dm.eps, dm.seed)
-    with pytest.raises(TypeError, match=rf"{name} cannot be set after construction"):
+    # a setting it has: TypeError; a name it does not take (a misspelt epsilon): the README's
+    # UnknownAttributeError (an AttributeError and a ValueError), both naming it
+    known = name in vars(dm) or hasattr(type(dm), name)
+    expected = (TypeError, rf"{name} cannot be set after construction") if known else \
+        (UnknownAttributeError, rf"takes no attribute '{name}'")
+    with pytest.raises(expected[0], match=expected[1]):
         setattr(dm, name, value)
     assert (dm.solution(), dm.value, dm.eps, dm.seed) == before
     dm.insert(10)   # still usable, with its own settings
@@ -109,3 +116,15 @@ def test_coverage_copies_and_pickles(weights, how):
     assert g(frozenset({0})) == f(frozenset({0})) and g(frozenset({1})) == f(frozenset({1}))
     with pytest.raises(TypeError):
         g.n_items = 5
+
+
+@pytest.mark.parametrize("build", [
+    lambda: UniformMatroid(2), lambda: Matchoid([UniformMatroid(2)]),
+    lambda: CountingOracle(len, Matchoid([UniformMatroid(2)])), _maximizer, lambda: Coverage([[0]]),
+], ids=["UniformMatroid", "Matchoid", "CountingOracle", "DynamicMatchoidMaximizer", "Coverage"])
+def test_a_misspelt_name_raises_unknown_attribute_error(build):
+    # the README: a name an object does not take raises UnknownAttributeError naming it (was a TypeError)
+    obj = build()
+    with pytest.raises(UnknownAttributeError, match=r"takes no attribute 'kk'"):
+        obj.kk = 2
+    assert not hasattr(obj, "kk")
