@@ -29,6 +29,7 @@ from algorithms._validation import (
     INT64_MAX,
     WORKING_MAX,
     as_float_array,
+    check_bool,
     check_entries_in_range,
     check_psd,
     check_square_symmetric,
@@ -458,8 +459,7 @@ class LogDet(_IndexFunction):
         eps = float(np.finfo(kernel.dtype).eps)
         check_square_symmetric("kernel", kernel, rtol=max(1e-8, 4 * eps))
         check_psd("kernel", kernel, rtol=max(1e-10, 4 * kernel.shape[0] * eps))
-        if not isinstance(monotone, bool):
-            raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
+        monotone = check_bool("monotone", monotone)  # an np.bool_ was refused as "a bool, got bool"
         self.kernel = kernel
         self.monotone = monotone
         self.dtype = kernel.dtype.type

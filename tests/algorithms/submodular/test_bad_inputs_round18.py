@@ -1,5 +1,6 @@
 """Round 18: state changed after construction (class A) of the stateful submodular objects."""
 
+import numpy as np
 import pytest
 
 from algorithms import solve
@@ -128,3 +129,14 @@ def test_a_misspelt_name_raises_unknown_attribute_error(build):
     with pytest.raises(UnknownAttributeError, match=r"takes no attribute 'kk'"):
         obj.kk = 2
     assert not hasattr(obj, "kk")
+
+
+@pytest.mark.parametrize("flag", [np.True_, np.False_])
+def test_logdet_takes_a_numpy_bool_as_the_other_flags_do(flag):
+    # "monotone must be a bool, got bool" (np.bool_ refused here, taken by every other flag of the family)
+    from algorithms.submodular import LogDet
+
+    K = np.array([[2.0, 0.5], [0.5, 1.0]])
+    assert LogDet(K, monotone=flag)(frozenset({0})) == LogDet(K, monotone=bool(flag))(frozenset({0}))
+    with pytest.raises(TypeError, match=r"^monotone must be a bool"):
+        LogDet(K, monotone=1)
