@@ -54,6 +54,7 @@ from algorithms._validation import (
     allocates,
     as_real_array,
     check_bool,
+    check_entries_in_range,
     check_finite_real,
     check_fits_memory,
     check_positive_int,
@@ -99,7 +100,7 @@ def check_agent_weights(module: nn.Module, name: str) -> None:
     """An agent whose weights hold data: on a real device, float32 or float64, finite (NaN weights reached
     torch.distributions' "Expected parameter logits ... to satisfy the constraint"; a float16 agent ran), its
     layers as built (agent.feature = nn.Linear(3, 3) met torch's "mat1 and mat2 shapes cannot be multiplied")
-    and of one dtype (one layer made float64 met torch's dtype mismatch)."""
+    and of one dtype (one layer made float64 met torch's dtype mismatch), entries of magnitude <= 3.4e38."""
     check_structure(module)   # shapes and one dtype
     for key, tensor in module.named_parameters():
         if tensor.device.type == "meta":
@@ -109,6 +110,8 @@ def check_agent_weights(module: nn.Module, name: str) -> None:
                             f"agents run (convert with .float() or .double())")
         if not bool(torch.isfinite(tensor.detach()).all()):
             raise ValueError(f"{name}'s parameter {key!r} contains NaN or inf entries")
+        # a float64 agent's weight of 1e39 written in place was used (load_state_dict refuses it)
+        check_entries_in_range(f"{name}'s parameter {key!r}", tensor)
 
 
 def _check_prefix(prefix) -> tuple[str, ...]:

@@ -181,3 +181,16 @@ def test_load_agents_refuses_a_foreign_key(tmp_path):
     torch.save(state, tmp_path / "a.pt")
     with pytest.raises(ValueError, match=r"holds keys save_agents never writes: \['agent3'\]"):
         load_agents(tmp_path / "a.pt")
+
+
+@pytest.mark.parametrize("agent", ["WorkflowGenerator", "HyperparameterController"])
+def test_float64_agent_weight_past_working_range_refused(agent):
+    # a float64 agent's weight of 1e39 written in place was used (its load_state_dict refuses it)
+    from algorithms.blackbox import agents
+    from algorithms.blackbox.agents import check_agent_weights
+    module = getattr(agents, agent)().double()
+    check_agent_weights(module, agent)   # clean: passes
+    with torch.no_grad():
+        next(module.parameters()).view(-1)[0] = 1e39
+    with pytest.raises(ValueError, match=f"{agent}'s parameter .* outside the package's working range"):
+        check_agent_weights(module, agent)
