@@ -235,7 +235,8 @@ class GGDOpt(Algorithm):
     with every guidance, ignored by "none" and "first"),
     ``n_train_points``, ``bootstrap_size`` and ``restriction`` ("moment" or "scenario", see
     :mod:`algorithms.chance.data`) of stage 1, ``train_steps``, ``hidden``, ``lr``,
-    ``batch_size`` of stage 2, ``n_samples``, ``n_steps``, ``corrector_steps``, ``snr`` of stage 3.
+    ``batch_size`` of stage 2, ``n_samples``, ``n_steps``, ``corrector_steps``, ``snr`` (the corrector's
+    signal-to-noise ratio, a float > 0 in [1.18e-38, 3.4e38]) of stage 3.
     ``corrector_steps`` >= 0: 0 runs the predictor alone (no Langevin corrector), a valid choice.
 
     Domains: ``beta``, ``lr`` and ``snr`` positive scales of the working range, [1.18e-38, 3.4e38] (0, 1e-39
