@@ -290,12 +290,17 @@ class RoutingGFlowNet(CheckedStateModule):
             raise ValueError(f"RoutingGFlowNet.gnn must hold its {self.layers} layers (layers, fixed at "
                              f"construction), got {len(self.gnn)}: build a new RoutingGFlowNet")
 
-    def _check_encode_inputs(self, node_x: Any, dist: Any) -> None:
-        self._check_layers()
+    def _check_dtype(self) -> torch.Tensor:
+        """The first weight, float32 or float64 as built (.half() or .to(complex) since: refused)."""
         reference = self.node_in.weight
         if reference.dtype not in (torch.float32, torch.float64):  # .half() or a half state dict assigned
             raise TypeError(f"RoutingGFlowNet must have float32 or float64 parameters, got {reference.dtype} "
                             f"(convert it with .float() or .double())")
+        return reference
+
+    def _check_encode_inputs(self, node_x: Any, dist: Any) -> None:
+        self._check_layers()
+        reference = self._check_dtype()
         features = 2 if self.problem == "tsp" else 4
         for name, value in (("node_x", node_x), ("dist", dist)):
             if not isinstance(value, torch.Tensor) or not value.is_floating_point():
@@ -609,6 +614,12 @@ def rollout(
         check_finite_data(f"batch.{name}", getattr(batch, name))
         check_entries_in_range(f"batch.{name}", getattr(batch, name))
     model._check_layers()  # a layer replaced since the batch was encoded
+    reference = model._check_dtype()
+    check_device("batch.h", batch.h, reference)  # the model moved since (.to("meta")): torch's device error
+    dtype = reference.dtype
+    if batch.h.dtype != dtype:  # the model converted since it encoded the batch: torch's "mat1 and mat2"
+        raise TypeError(f"batch must be encoded by this model in its dtype {dtype}, got a batch of dtype "
+                        f"{batch.h.dtype}: call encode_instances(model, ...) again")
     if batch.h.shape[-1] != model.hidden or batch.problem != model.problem:  # torch's "mat1 and mat2" error
         raise ValueError(f"batch must be encoded by this model ({model.problem}, hidden = "
                          f"{model.hidden}), got a {batch.problem} batch of width {batch.h.shape[-1]}; "

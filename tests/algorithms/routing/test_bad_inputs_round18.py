@@ -218,3 +218,18 @@ def test_batch_tensors_edited_to_non_finite_are_refused_by_rollout(field, value)
     setattr(batch, field, getattr(batch, field).detach() * 0 + value)
     with pytest.raises(ValueError, match=rf"batch\.{field} (contains NaN or inf|has an entry .* range)"):
         rollout(model, batch, 2, generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize("convert, words", [
+    (lambda m: m.float(), "batch must be encoded by this model in its dtype torch.float32"),
+    (lambda m: m.half(), "float32 or float64 parameters, got torch.float16"),
+    (lambda m: m.to(torch.complex64), "float32 or float64 parameters, got torch.complex64"),
+    (lambda m: m.to("meta"), "batch.h must be on the model's device meta"),
+])
+def test_rollout_refuses_a_model_converted_since_it_encoded_the_batch(convert, words):
+    # torch's "mat1 and mat2 must have the same dtype" / "Tensor on device meta" named nothing
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1).double()
+    batch = encode_instances(model, [random_tsp(6, seed=0)])
+    model = convert(model)
+    with pytest.raises((TypeError, ValueError), match=words):
+        rollout(model, batch, 2)
