@@ -55,6 +55,7 @@ from sklearn.utils.validation import validate_data
 from algorithms._validation import (
     INT64_MAX,
     UnknownAttributeError,
+    as_array,
     as_real_array,
     check_count,
     check_entries_in_range,
@@ -325,6 +326,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             return self._encode_frame(X, fitting=fitting)
         if isinstance(X, np.matrix):  # scikit-learn refuses np.matrix; its rows are a 2-D array's
             X = np.asarray(X)
+        if hasattr(X, "detach") and type(X).__module__.startswith("torch"):
+            X = as_array("X", X)  # its values: one with requires_grad met numpy's error, a valid X refused
         if not sp.issparse(X):
             try:
                 array = np.asarray(X) if not isinstance(X, pd.DataFrame) else X.to_numpy()

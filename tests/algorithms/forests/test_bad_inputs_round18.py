@@ -208,3 +208,14 @@ def test_refitted_forest_attribute_is_refused(method):
     arg = Z if method == "inverse_transform" else X[:2]
     with pytest.raises(ValueError, match=r"forest_ .* was refitted"):
         getattr(ae, method)(arg)
+
+
+def test_rfautoencoder_reads_a_tensor_with_requires_grad_as_its_values():
+    # class C: X as a float64 tensor with requires_grad (a valid array) met numpy's requires-grad error
+    import torch
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    ae = RFAutoencoder(n_estimators=5, random_state=0).fit(torch.tensor(X, requires_grad=True))
+    reference = RFAutoencoder(n_estimators=5, random_state=0).fit(X)
+    assert np.allclose(ae.transform(torch.tensor(X[:4], requires_grad=True)), reference.transform(X[:4]))
+    assert ae.score(torch.tensor(X[:10], requires_grad=True)) == pytest.approx(reference.score(X[:10]))
