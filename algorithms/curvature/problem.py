@@ -945,7 +945,9 @@ def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x0 = np.zeros(d, dtype=np.float32 if single and b.dtype == np.float32 else np.float64)
     x0 = as_float_array("x0", x0, ndim=1)
     check_shape("x0", x0, (d,))
-    return A.astype(np.float64), b.astype(np.float64), x0
+    # read-only for good: f, grad and curvature close over them (problem.f.__closure__[0] written in place
+    # changed the problem behind its f_star and L_C, as the chance factories' data did)
+    return read_only(A.astype(np.float64)), read_only(b.astype(np.float64)), x0
 
 
 def _spectral_norm_sq(A: np.ndarray) -> float:
@@ -990,7 +992,7 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
     (0.0, 0.0, [1.0, 2.0])
     """
     A, b, x0 = _data(A, b, x0)
-    H = 2.0 * A.T @ A
+    H = read_only(2.0 * A.T @ A)  # curvature closes over it
     x_star, f_star = _least_squares(A, b)
 
     def f(x):
@@ -1078,7 +1080,7 @@ def sum_of_squared_absolutely_convex(
     check_callable("jacobian", jacobian)
     check_takes("residuals", residuals, "residuals(x)", 1)
     check_takes("jacobian", jacobian, "jacobian(x)", 1)
-    start = as_float_array("x0", x0, ndim=1)
+    start = read_only(as_float_array("x0", x0, ndim=1))  # the closures below hold it
     d = start.size
 
     def precise(name: str, raw: Any) -> Any:
@@ -1452,7 +1454,7 @@ def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -
     if not np.all(np.isin(b, (-1.0, 1.0))):
         raise ValueError("b must hold labels in {-1, +1}")
     L = 2.0 * _spectral_norm_sq(A)
-    Ab = A * b[:, None]
+    Ab = read_only(A * b[:, None])  # f and grad close over it
 
     def f(x):
         s = np.maximum(0.0, 1.0 - Ab @ x)

@@ -60,3 +60,33 @@ def test_an_empty_start_is_refused_naming_x0(factory, x0):
     # numpy's "zero-size array to reduction operation maximum which has no identity" named nothing (heldout18)
     with pytest.raises(ValueError, match=r"^x0 must be a non-empty vector"):
         factory(3.0, x0)
+
+
+def _closed_over_arrays(functions: list, depth: int = 3) -> list:
+    found = []
+    for fn in functions:
+        contents = [c.cell_contents for c in (getattr(fn, "__closure__", None) or ())]
+        found += [v for v in contents if isinstance(v, np.ndarray)]
+        if depth:
+            found += _closed_over_arrays([v for v in contents if callable(v)], depth - 1)
+    return found
+
+
+@pytest.mark.parametrize("factory", [
+    lambda: C.lp_regression(np.eye(2), np.ones(2), p=3.0), lambda: C.squared_huber(np.eye(2), np.ones(2)),
+    lambda: C.squared_hinge(np.eye(2), np.ones(2)), lambda: C.squared_norm_residual(np.eye(2), np.ones(2)),
+    lambda: C.sum_of_squared_abs_linear(np.eye(2), np.ones(2)),
+    lambda: C.sum_of_squared_absolutely_convex(lambda x: x, lambda x: np.eye(2), 2.0, np.ones(2)),
+], ids=["lp_regression", "squared_huber", "squared_hinge", "squared_norm_residual",
+        "sum_of_squared_abs_linear", "sum_of_squared_absolutely_convex"])
+def test_the_data_the_oracles_close_over_is_read_only_for_good(factory):
+    # problem.f.__closure__[0][0, 0] = 100 changed the objective behind its f_star and L_C (the chance
+    # factories' class); setting the flag back is refused too
+    problem = factory()
+    arrays = _closed_over_arrays([problem.f, problem.grad, problem.curvature])
+    assert arrays
+    for array in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 100.0
+        with pytest.raises(ValueError):
+            array.flags.writeable = True
