@@ -1460,6 +1460,19 @@ def reseal_state(instance: Any, state: dict) -> None:
     instance.__dict__.update(state)
 
 
+def seal_arrays(obj: Any) -> None:
+    """Called last in a frozen problem's ``__post_init__``: every numpy-array field into immutable memory
+    (:func:`read_only`), as the README states for problems (a write such as ``problem.x[0] = 5.0`` went
+    through and the next solve answered for the edited data). Pair it with ``__setstate__`` =
+    :func:`reseal_state`, since numpy gives arrays back writable after pickling or deepcopy."""
+    import dataclasses
+
+    for f in dataclasses.fields(obj):
+        value = obj.__dict__.get(f.name)
+        if isinstance(value, np.ndarray):
+            object.__setattr__(obj, f.name, read_only(value))
+
+
 def read_only(array: np.ndarray) -> np.ndarray:
     """``array``'s data in immutable memory (a ``bytes`` copy): a read-only array that owns its data can be
     made writable again (``a.setflags(write=True)``, or ``a.base.setflags(write=True)`` on a view of it),

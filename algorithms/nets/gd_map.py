@@ -65,7 +65,9 @@ from algorithms._validation import (
     checked_fields,
     precision_rank,
     refuse_sparse,
+    reseal_state,
     revalidate_if_reassigned,
+    seal_arrays,
     store_plain_scalars,
     to_float,
 )
@@ -766,6 +768,10 @@ class StrictSaddle(Problem):
     x0: Any = None
     init_scale: float = 1.0
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (numpy gives them back writable)."""
+        reseal_state(self, state)
+
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
@@ -789,6 +795,7 @@ class StrictSaddle(Problem):
                 raise ValueError(f"x0 must have {a.size + b.size} entries (len(a) + len(b)), got {x0.size}")
             object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "init_scale", check_init_scale(self.init_scale))
+        seal_arrays(self)  # README: a problem's arrays are read-only, in immutable memory
 
     @property
     def dim(self) -> int:

@@ -96,7 +96,9 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
+    reseal_state,
     revalidate_if_reassigned,
+    seal_arrays,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -155,6 +157,10 @@ class TwoLayerTraining(Problem):
     n_classes: int | None = None
     init_noise: float = 0.0
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (numpy gives them back writable)."""
+        reseal_state(self, state)
+
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
@@ -196,6 +202,7 @@ class TwoLayerTraining(Problem):
         object.__setattr__(self, "_template", self.net(0))
         # loss_and_grad runs 10^4-10^5 times per flow: the targets are built once, not per call
         object.__setattr__(self, "_signs", self.signs)
+        seal_arrays(self)  # README: a problem's arrays are read-only, in immutable memory
 
     # ------------------------------------------------------------------ shapes and views
     @property

@@ -52,7 +52,9 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive_int,
     checked_fields,
+    reseal_state,
     revalidate_if_reassigned,
+    seal_arrays,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -178,6 +180,10 @@ class MultivariateInterpolationProblem(Problem):
     y: np.ndarray
     p: float = 0.5
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (numpy gives them back writable)."""
+        reseal_state(self, state)
+
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
@@ -206,6 +212,7 @@ class MultivariateInterpolationProblem(Problem):
         object.__setattr__(self, "X", X.astype(dtype))
         object.__setattr__(self, "y", y.astype(dtype))
         object.__setattr__(self, "p", p)
+        seal_arrays(self)  # README: a problem's arrays are read-only, in immutable memory
 
     @property
     def n(self) -> int:

@@ -61,7 +61,9 @@ from algorithms._validation import (
     check_seed,
     checked_fields,
     clone_tensors,
+    reseal_state,
     revalidate_if_reassigned,
+    seal_arrays,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -725,6 +727,10 @@ class TwoLayerMSETask(Problem):
     init_scale: float = 1.0
     activation: str = "relu"
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (numpy gives them back writable)."""
+        reseal_state(self, state)
+
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
@@ -746,6 +752,7 @@ class TwoLayerMSETask(Problem):
         # one module for the task's functional view (its own weights are never used)
         object.__setattr__(self, "_net", TwoLayerReLU(in_features=X.shape[1], width=self.width,
                                                       activation=self.activation))
+        seal_arrays(self)  # README: a problem's arrays are read-only, in immutable memory
 
     @property
     def n(self) -> int:

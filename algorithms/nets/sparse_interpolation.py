@@ -67,7 +67,9 @@ from algorithms._validation import (
     check_working_range,
     checked_fields,
     in_working_range,
+    reseal_state,
     revalidate_if_reassigned,
+    seal_arrays,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -397,6 +399,10 @@ class InterpolationProblem(Problem):
     y: np.ndarray
     p: float = 0.5
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays in immutable memory again (numpy gives them back writable)."""
+        reseal_state(self, state)
+
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
@@ -420,6 +426,7 @@ class InterpolationProblem(Problem):
         object.__setattr__(self, "x", x)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "p", _check_p(self.p))
+        seal_arrays(self)  # README: a problem's arrays are read-only, in immutable memory
 
     @property
     def n(self) -> int:
