@@ -503,10 +503,13 @@ def _check_option_value(key: str, value: Any) -> None:
 
 
 def _frozen(matrix):
-    """``matrix`` (a dense array or a scipy.sparse matrix of our own) with its buffers read-only."""
-    for part in ([matrix] if isinstance(matrix, np.ndarray) else
-                 [getattr(matrix, k) for k in ("data", "indices", "indptr") if hasattr(matrix, k)]):
-        part.setflags(write=False)
+    """``matrix`` (a dense array or a scipy.sparse matrix of our own) with its buffers in immutable memory
+    (:func:`read_only`: a flag set back to writable let ``kkt.P`` be edited behind the factorization)."""
+    if isinstance(matrix, np.ndarray):
+        return read_only(matrix)
+    for name in ("data", "indices", "indptr"):
+        if hasattr(matrix, name):
+            setattr(matrix, name, read_only(getattr(matrix, name)))
     return matrix
 
 
