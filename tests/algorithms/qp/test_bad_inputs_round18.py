@@ -95,3 +95,14 @@ def test_qp_solution_multipliers_and_masks_are_read_only(name, made):
         array.flags.writeable = True
     again = sol.vjp(np.ones(2))
     assert all(np.array_equal(again[k], reference[k]) for k in reference if reference[k] is not None)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kkt_factor_matrices_are_immutable(sparse):
+    # kkt.P.flags.writeable = True let the matrix be edited behind the factorization
+    P = sp.csc_matrix(np.eye(2)) if sparse else np.eye(2)
+    sol = solve(QP(P=P, q=np.array([-2.0, 0.0]), G=np.array([[1.0, 0.0]]), h=np.array([1.0])),
+                DQP(backend="clarabel"))
+    for buffer in _buffers(sol.kkt.P):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            buffer.flags.writeable = True
