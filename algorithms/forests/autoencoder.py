@@ -169,7 +169,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         what ``fit(X, y)`` does with ``y``. ``None`` (default): a given ``y`` trains the forest
         on it (the paper's supervised variant; without ``y``, the unsupervised synthetic-contrast
         forest) and warns, since a Pipeline passes its target to every step; ``True``: use ``y``
-        (required) without a warning; ``False``: ignore ``y`` (always unsupervised).
+        (required) without a warning; ``False``: ignore ``y`` (always unsupervised). A strict bool
+        (numpy's too): 0, 1, 0.0 or np.int64(0) are refused naming ``supervised``.
     progress : bool
         a tqdm bar over the rows the exact decoder solves.
 
@@ -248,8 +249,11 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 or (_is_int(rs) and 0 <= rs < 2**32)):
             raise ValueError(f"random_state must be None, an int in [0, 2**32) or a numpy RandomState "
                              f"(scikit-learn's rule), got {type(rs).__name__} {rs!r}")
-        if self.supervised not in (None, True, False):
-            raise ValueError(f"supervised must be None, True or False, got {self.supervised!r}")
+        # None or a strict bool: 0/1/0.0/np.int64(0) compared equal to False/True, then acted as None (0
+        # trained on y without the warning, 1 ran unsupervised)
+        if not (self.supervised is None or isinstance(self.supervised, bool | np.bool_)):
+            raise ValueError(f"supervised must be None, True or False, got {type(self.supervised).__name__} "
+                             f"{self.supervised!r:.40}")
         if not isinstance(self.progress, bool | np.bool_):
             raise TypeError(f"progress must be a bool, got {type(self.progress).__name__} {self.progress!r}")
 

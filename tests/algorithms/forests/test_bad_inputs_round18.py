@@ -219,3 +219,15 @@ def test_rfautoencoder_reads_a_tensor_with_requires_grad_as_its_values():
     reference = RFAutoencoder(n_estimators=5, random_state=0).fit(X)
     assert np.allclose(ae.transform(torch.tensor(X[:4], requires_grad=True)), reference.transform(X[:4]))
     assert ae.score(torch.tensor(X[:10], requires_grad=True)) == pytest.approx(reference.score(X[:10]))
+
+
+@pytest.mark.parametrize("value", [0, 1, 0.0, 1.0, np.int64(0)])
+def test_supervised_must_be_a_strict_bool(value):
+    # red18c: supervised = 0 compared equal to False, then acted as None (trained on y without the warning)
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    with pytest.raises(ValueError, match="supervised must be None, True or False"):
+        RFAutoencoder(n_estimators=5, supervised=value).fit(X, (X[:, 0] > 0).astype(int))
+    ae = RFAutoencoder(n_estimators=5, k=5, random_state=0)
+    ae.supervised = value
+    with pytest.raises(ValueError, match="supervised must be None, True or False"):
+        ae.fit(X)

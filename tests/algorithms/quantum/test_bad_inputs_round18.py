@@ -62,3 +62,15 @@ def test_tensors_with_requires_grad_are_read_as_their_values():
     probabilities = np.array([0.25, 0.75])
     assert np.array_equal(sample_counts(torch.tensor(probabilities, requires_grad=True), 10),
                           sample_counts(probabilities, 10))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: __import__("algorithms.quantum", fromlist=["x"]).hardness_h1([True, 0.5]),
+    lambda: __import__("algorithms.quantum", fromlist=["x"]).hardness_h2([0.9, np.True_]),
+    lambda: __import__("algorithms.quantum", fromlist=["x"]).purity([[True, 0.0], [0.0, 0.0]]),
+    lambda: __import__("algorithms.quantum", fromlist=["x"]).sample_counts([True, 0.0], 5),
+])
+def test_a_bool_among_list_entries_is_refused(call):
+    # red18c: hardness_h1([True, 0.5]) read True as the purity 1.0 (a bool array was refused by name)
+    with pytest.raises(TypeError, match="must hold numbers, got the bool"):
+        call()
