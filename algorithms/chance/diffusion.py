@@ -488,7 +488,13 @@ class ScoreMLP(ScoreModel):
 
     def _check_layers(self) -> None:
         """The layers as built and of one dtype: net[0].weight replaced by a (9, 9) one met torch's "mat1 and
-        mat2 shapes cannot be multiplied", one layer made float64 its dtype mismatch."""
+        mat2 shapes cannot be multiplied", one layer made float64 its dtype mismatch, an int64 bias swapped in
+        torch's "self and mat2 must have the same dtype"."""
+        for key, param in self.named_parameters():
+            if not param.is_floating_point():
+                raise TypeError(f"ScoreMLP's parameter {key!r} has dtype {param.dtype} (replaced after "
+                                f"construction?): its parameters are float32 or float64; build a new "
+                                f"ScoreMLP")
         check_structure(self)
 
     def noise(self, X: torch.Tensor) -> torch.Tensor:

@@ -229,13 +229,17 @@ class ResidualDenoiser(CheckedStateModule):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device
         (an empty batch gives an empty result), computed and returned in the network's dtype (float32 as
-        built, float64 after ``.double()``): x of another dtype is cast to it. Entries of magnitude <= 3.4e38
+        built, float64 after ``.double()``; a network converted to another dtype, ``.half()``, is refused,
+        TypeError): x of another dtype is cast to it. Entries of magnitude <= 3.4e38
         (the working range); an output that overflows the network's dtype (float32 images near 3e38) is
         refused naming x (ValueError)."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")
         weight = _body_weight(self)
+        if weight.dtype not in (torch.float32, torch.float64):  # .half() answered float16 images in silence
+            raise TypeError(f"ResidualDenoiser's parameters are {weight.dtype}: it runs in float32 or "
+                            f"float64; convert the network with .float() or .double()")
         if x.is_complex() or x.dtype == torch.bool:  # .to(float) would keep the real part / read 0/1 silently
             raise TypeError(f"x must be a real floating (or integer) image tensor, got dtype {x.dtype}")
         refuse_sparse("x", x)  # a sparse image met torch's kernels' errors, naming nothing

@@ -172,3 +172,18 @@ def test_ggdopt_result_losses_a_tuple():
     assert result.losses[0] == 2.0 and isinstance(result.losses, tuple)
     with pytest.raises(TypeError, match=r"^losses must hold real numbers"):
         result.losses = ["x"]
+
+
+@pytest.mark.parametrize("key", ["net.0.bias", "net.2.weight", "net.4.bias"])
+def test_score_mlp_int_parameter_swapped_in_refused(key):
+    # an int64 parameter replaced after construction met torch's "self and mat2 must have the same dtype"
+    from algorithms.chance import ScoreMLP
+    model = ScoreMLP(2, hidden=8, dtype=torch.float64)
+    *path, leaf = key.split(".")
+    module = model
+    for part in path:
+        module = module[int(part)] if part.isdigit() else getattr(module, part)
+    old = getattr(module, leaf)
+    setattr(module, leaf, torch.nn.Parameter(torch.zeros(old.shape, dtype=torch.int64), requires_grad=False))
+    with pytest.raises(TypeError, match=f"ScoreMLP's parameter '{key}' has dtype torch.int64"):
+        model(torch.tensor([[0.1, 0.2, 0.5]], dtype=torch.float64))

@@ -115,3 +115,12 @@ def test_network_weight_written_in_place_refused_at_use(case, value):
         next(network.parameters()).view(-1)[0] = value
     with pytest.raises(ValueError, match=r"weight (has an entry of magnitude|contains NaN or inf)"):
         use()
+
+
+@pytest.mark.parametrize("convert", ["half", "bfloat16"])
+def test_residual_denoiser_converted_to_half_refused(convert):
+    # .half() after construction answered float16 images in silence (built float32, documented float32/64)
+    from algorithms.imaging import ResidualDenoiser
+    net = getattr(ResidualDenoiser(), convert)()
+    with pytest.raises(TypeError, match="ResidualDenoiser's parameters are torch"):
+        net(torch.rand(1, 8, 8))
