@@ -104,15 +104,19 @@ def refuse_unknown_module_attribute(module: nn.Module, name: str, value: Any) ->
 
 
 def check_parameter_values(module: nn.Module) -> None:
-    """``module``'s floating parameters finite and inside the working range (|entry| <= 3.4e38), else a
-    ValueError naming the parameter: ``load_state_dict`` refuses such weights, but one written in place after
-    construction (``net.layer.weight[0, 0] = 1e39``) was used by forward in silence, and a NaN met torch's
-    "probability tensor contains nan" naming nothing. One pass over the parameters (a forward costs more)."""
+    """``module``'s parameters floating (a TypeError naming one that is not), finite and inside the working
+    range (|entry| <= 3.4e38), else a ValueError naming the parameter: ``load_state_dict`` refuses such
+    weights, but one written in place or replaced after construction (``net.layer.weight[0, 0] = 1e39``)
+    was used by forward in silence, and a NaN or an int Parameter met torch's own errors naming nothing.
+    One pass over the parameters (a forward costs more)."""
     import torch
 
     kind = type(module).__name__
     for key, param in module.named_parameters():
-        if param.device.type == "meta" or not param.is_floating_point():
+        if not param.is_floating_point():  # an int Parameter put in place of a weight: torch's dtype errors
+            raise TypeError(f"{kind}.{key} must be a floating parameter (as built), got {param.dtype} "
+                            f"(replaced after construction); build, load or train a new {kind}")
+        if param.device.type == "meta":
             continue
         values = param.detach()
         if not bool(torch.isfinite(values).all()):

@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -424,11 +425,23 @@ def route_lists(name: str, routes: Any) -> list[list[int]]:
     return out
 
 
+def _ordered_route(k: int, route: Any) -> Any:
+    """routes[k] as an ordered sequence of nodes: a set (or a mapping, a generator) has no visiting order and
+    was priced in hash order, in silence; a 1-D int tensor or array is read as its list."""
+    if hasattr(route, "tolist") and getattr(route, "ndim", None) == 1:
+        return route.tolist()
+    if isinstance(route, str | bytes) or not isinstance(route, Sequence):
+        raise ValueError(f"routes[{k}] must be an ordered sequence of customer indices (a list, tuple or "
+                         f"1-D int array: its order is the visiting order), got {type(route).__name__} "
+                         f"{route!r:.60}")
+    return route
+
+
 def check_cvrp_routes(instance: CVRPInstance, routes: Any) -> list[list[int]]:
     """``routes`` as a list of int lists, or ValueError when it is not a feasible solution."""
     _check_instance(instance, CVRPInstance)
     try:
-        out = [[_node_index("routes", c) for c in r] for r in routes]
+        out = [[_node_index("routes", c) for c in _ordered_route(k, r)] for k, r in enumerate(routes)]
     except TypeError as exc:
         raise ValueError(f"routes must be a list of lists of customer indices: {exc}") from exc
     seen: list[int] = [c for r in out for c in r]
@@ -460,8 +473,10 @@ def cvrp_cost(instance: CVRPInstance, routes: Any) -> float:
     """Total length of the routes, each closed at the depot.
 
     ``instance`` is a :class:`CVRPInstance` and ``routes`` its customers split into routes (each customer
-    once, each route within the capacity), or the depot-delimited node sequence a CVRP solve returns as
-    ``Solution.x`` (``[0, c, c, 0, c, 0]``: it starts at the depot 0; read by :func:`routes_from_sequence`).
+    once, each route within the capacity; each route an ordered sequence, a list, tuple or 1-D int array or
+    tensor, in visiting order: a set has no order and is refused by name), or the depot-delimited node
+    sequence a CVRP solve returns as ``Solution.x`` (``[0, c, c, 0, c, 0]``: it starts at the depot 0; read
+    by :func:`routes_from_sequence`).
     """
     if _is_depot_sequence(routes):  # a solve's own x was refused ("'int' object is not iterable")
         routes = routes_from_sequence(routes)

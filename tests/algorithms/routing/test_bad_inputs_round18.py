@@ -223,7 +223,7 @@ def test_batch_tensors_edited_to_non_finite_are_refused_by_rollout(field, value)
 @pytest.mark.parametrize("convert, words", [
     (lambda m: m.float(), "batch must be encoded by this model in its dtype torch.float32"),
     (lambda m: m.half(), "float32 or float64 parameters, got torch.float16"),
-    (lambda m: m.to(torch.complex64), "float32 or float64 parameters, got torch.complex64"),
+    (lambda m: m.to(torch.complex64), r"must be a floating parameter .*got torch.complex64"),
     (lambda m: m.to("meta"), "batch.h must be on the model's device meta"),
 ])
 def test_rollout_refuses_a_model_converted_since_it_encoded_the_batch(convert, words):
@@ -233,3 +233,36 @@ def test_rollout_refuses_a_model_converted_since_it_encoded_the_batch(convert, w
     model = convert(model)
     with pytest.raises((TypeError, ValueError), match=words):
         rollout(model, batch, 2)
+
+
+@pytest.mark.parametrize("route", [{5, 3, 4}, frozenset({5, 3, 4}), {5: 0, 3: 0, 4: 0}, iter([5, 3, 4]),
+                                   "534"], ids=["set", "frozenset", "dict", "iterator", "str"])
+def test_cvrp_cost_refuses_a_route_without_an_order(route):
+    # a set was priced in hash order, in silence (red18c)
+    from algorithms.routing import cvrp_cost, random_cvrp
+
+    with pytest.raises(ValueError, match=r"^routes\[0\] must be an ordered sequence"):
+        cvrp_cost(random_cvrp(5), [route, [2, 1]])
+
+
+@pytest.mark.parametrize("form", [list, tuple, torch.tensor, lambda r: __import__("numpy").array(r)],
+                         ids=["list", "tuple", "tensor", "array"])
+def test_cvrp_cost_of_ordered_routes_is_their_length(form):
+    from algorithms.routing import cvrp_cost, random_cvrp
+
+    instance = random_cvrp(5)
+    assert cvrp_cost(instance, [form([5, 3, 4]), form([2, 1])]) == cvrp_cost(instance, [[5, 3, 4], [2, 1]])
+
+
+@pytest.mark.parametrize("where", ["node_in.weight", "gnn.0.node_norm.bias", "flow_linear"])
+def test_gflownet_parameter_replaced_by_an_int_one_is_refused_by_name(where):
+    # torch's "self and mat2 must have the same dtype" named nothing; flow_linear ran in silence (red18c)
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1).double()
+    *path, last = where.split(".")
+    owner = model
+    for part in path:
+        owner = getattr(owner, part)
+    shape = getattr(owner, last).shape
+    setattr(owner, last, torch.nn.Parameter(torch.zeros(shape, dtype=torch.int64), requires_grad=False))
+    with pytest.raises(TypeError, match=rf"RoutingGFlowNet\.{where} must be a floating parameter"):
+        encode_instances(model, [random_tsp(6, seed=0)])
