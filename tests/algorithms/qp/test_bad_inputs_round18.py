@@ -106,3 +106,10 @@ def test_kkt_factor_matrices_are_immutable(sparse):
     for buffer in _buffers(sol.kkt.P):
         with pytest.raises(ValueError, match="WRITEABLE"):
             buffer.flags.writeable = True
+
+
+@pytest.mark.parametrize("name", ["lb", "ub"])
+def test_a_bool_among_bound_entries_is_refused(name):
+    # red18c's class: lb = [True, 0.0] was read as [1.0, 0.0] (q, P and a bool array were refused by name)
+    with pytest.raises(TypeError, match=f"{name} must hold numbers, got the bool"):
+        QP(P=np.eye(2), q=np.zeros(2), **{name: [True, 0.0] if name == "lb" else [2.0, np.True_]})
