@@ -401,7 +401,9 @@ def is_valid_tsp(instance: TSPInstance, tour: Any) -> bool:
 def tsp_cost(instance: TSPInstance, tour: Any) -> float:
     """Length of the closed tour.
 
-    ``instance`` is a :class:`TSPInstance` and ``tour`` a permutation of its nodes.
+    ``instance`` is a :class:`TSPInstance` and ``tour`` a permutation of its nodes: each node once, as int
+    indices (a list, tuple, range or 1-D int array or tensor; floats such as 1.0, bools and sets are refused
+    by name). The return to the first node is implied: a closed tour [0, 1, 2, 0] repeats 0 and is refused.
     """
     t = check_tsp_tour(instance, tour)
     return float(instance.distances[t, np.roll(t, -1)].sum())
