@@ -707,7 +707,46 @@ def check_built_optimizer(name: str, value: Any):
         # the trainer calls step() with no closure: LBFGS failed with Python's bare missing-argument error
         raise TypeError(f"{name} must build an optimizer that steps without a closure (the trainer calls "
                         f"step() after backward), got {type(value).__name__}, whose step requires one")
+    check_group_numbers(name, value)
     return value
+
+
+def check_group_numbers(name: str, optimizer: Any) -> None:
+    """The numbers in an optimizer's ``param_groups`` (``lr``, ``momentum``, each of ``betas``, ...) inside
+    the working range: finite, magnitude <= 3.4e38, and ``lr`` 0 or at least 1.18e-38, else a ValueError
+    naming ``name`` and the key. torch's constructors let ``lr = nan`` through (a run to Diverged), and
+    ``lr = 1e39`` failed at the first step with torch's "cannot be converted to type float" naming nothing.
+    Flags (bools), None and strings are left alone."""
+    import torch
+
+    for index, group in enumerate(getattr(optimizer, "param_groups", None) or ()):
+        if not isinstance(group, dict):
+            continue
+        for key, value in group.items():
+            if key == "params":
+                continue
+            for item in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(item, bool | np.bool_):
+                    continue
+                if isinstance(item, torch.Tensor):
+                    if item.numel() != 1 or item.is_complex() or item.device.type == "meta" \
+                            or item.dtype == torch.bool:
+                        continue
+                    number = float(item.detach())
+                elif isinstance(item, numbers.Real):
+                    try:
+                        number = float(item)
+                    except OverflowError:     # an int past float64 (10**400)
+                        number = math.inf
+                else:
+                    continue
+                floor = WORKING_MIN if key == "lr" and number != 0.0 else 0.0
+                if not (math.isfinite(number) and floor <= abs(number) <= WORKING_MAX) \
+                        or (key == "lr" and number < 0):
+                    rule = ("0 or in [1.18e-38, 3.4e38]" if key == "lr"
+                            else "finite, of magnitude <= 3.4e38 (the working range)")
+                    raise ValueError(f"{name} built an optimizer whose param_groups[{index}][{key!r}] is "
+                                     f"{_brief(item)}; it must be {rule}")
 
 
 def _step_requires_closure(optimizer: Any) -> bool:

@@ -167,7 +167,9 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
 
     ``f`` goes through ``torch.func.functional_call``, so ``torch.func`` transforms
     (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ. ``X`` is a finite torch tensor
-    of θ's dtype whose shape the module takes (else TypeError/ValueError naming X). ``module`` (a
+    of θ's dtype whose shape the module takes (else TypeError/ValueError naming X); the θ given to ``f`` is
+    a finite tensor of θ's shape and dtype with entries of magnitude <= 3.4e38 (the working range; NaN, inf
+    or 1e39 raise ValueError naming theta). ``module`` (a
     ``torch.nn.Module`` with finite parameters) is never modified: ``f`` runs on copies of its buffers,
     so a train-mode BatchNorm's running statistics stay as they were.
     """
@@ -183,6 +185,9 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
         if vector.dtype != theta.dtype:  # torch's matmul error names neither θ nor the module
             raise TypeError(f"theta must have the module's dtype {theta.dtype}, got {vector.dtype} "
                             "(convert one of them with .to(...))")
+        # entries past 3.4e38 (the working range) were used, answering outputs of 1e79; NaN/inf named too
+        # (skipped under vmap, where the batched call's entry checks its θ)
+        check_finite_data("theta", vector)
         # X: a tensor of theta's dtype (numpy or float32 X met torch's own linear()/matmul errors)
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch tensor, got {type(X).__name__}")
@@ -363,6 +368,13 @@ def _rename_torch_error(name: str, exc: Exception) -> None:
             raise TypeError(f"{name} must return a real floating-point scalar: {text}") from None
 
 
+def _own_copies(theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Contiguous copies of what ``sample_loss`` is given: one writing into its ``x``, ``y`` or ``θ`` (under
+    ``no_grad``, through ``.data``) changed the caller's X, y or θ (an expanded, stride-0 θ also failed
+    inside torch.func's make_dual)."""
+    return tuple(t.clone(memory_format=torch.contiguous_format) for t in (theta, X, y))
+
+
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
                           theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample and returns its
@@ -371,10 +383,12 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     ``theta`` is a finite 1-D float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors
     with one leading sample axis of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its
     own dtype (integer class labels, or float32 targets beside a float64 θ, which torch's arithmetic then
-    promotes to θ's dtype), real, finite and not half precision.
+    promotes to θ's dtype), real, finite and not half precision. ``sample_loss`` runs on copies of θ, X
+    and y: one writing into its inputs leaves the caller's tensors unchanged.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
+    theta, X, y = _own_copies(theta, X, y)
     per_sample = vmap(grad_and_value(sample_loss), in_dims=(None, 0, 0), randomness="same")
     grads, values = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
     _check_precision(values, theta)
@@ -395,11 +409,12 @@ def per_sample_flat_hessians(
     float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors with one leading sample axis
     of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its own dtype (integer class
     labels, or float32 targets beside a float64 θ, which torch's arithmetic then promotes to θ's dtype),
-    real, finite and not half precision.
+    real, finite and not half precision. ``sample_loss`` runs on copies of θ, X and y: one writing into its
+    inputs leaves the caller's tensors unchanged.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
-    theta = theta.clone(memory_format=torch.contiguous_format)   # see flat_hessian
+    theta, X, y = _own_copies(theta, X, y)
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
                            "sample_loss")
     if isinstance(values, torch.Tensor) and values.is_floating_point():

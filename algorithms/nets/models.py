@@ -228,7 +228,9 @@ class MLP(_Network):
         model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
         naming X). Entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
         naming X); entries so large that a layer overflows the dtype give inf logits, as any torch layer
-        does."""
+        does. The weights must be finite (NaN/inf written in place is refused naming the weight); they are
+        the model's own state, not an argument, and are not held to the working range: a float64 weight
+        past 3.4e38 (written in place, or reached by a diverging run) is used as it is."""
         self._check_input(X, self.W0.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         h = X
@@ -293,7 +295,9 @@ class CNN(_Network):
         model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
         naming X). Entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
         naming X); entries so large that a layer overflows the dtype give inf logits, as any torch layer
-        does."""
+        does. The weights must be finite (NaN/inf written in place is refused naming the weight); they are
+        the model's own state, not an argument, and are not held to the working range: a float64 weight
+        past 3.4e38 (written in place, or reached by a diverging run) is used as it is."""
         self._check_input(X, self.K.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         feature = self.act(torch.nn.functional.conv1d(X, self.K, self.c))
@@ -346,7 +350,9 @@ class SoftmaxAttention(_Network):
         model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
         naming X). Entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
         naming X); entries so large that a layer overflows the dtype give inf logits, as any torch layer
-        does."""
+        does. The weights must be finite (NaN/inf written in place is refused naming the weight); they are
+        the model's own state, not an argument, and are not held to the working range: a float64 weight
+        past 3.4e38 (written in place, or reached by a diverging run) is used as it is."""
         self._check_input(X, self.Wq.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         scores = (X @ self.Wq) @ (X @ self.Wk).transpose(-1, -2) / math.sqrt(self.dim)

@@ -61,6 +61,7 @@ from algorithms._validation import (
     check_seed,
     checked_fields,
     clone_tensors,
+    refuse_unknown_attribute,
     reseal_state,
     revalidate_if_reassigned,
     seal_arrays,
@@ -215,7 +216,9 @@ class SAM(torch.optim.Optimizer):
     later steps go on from there as torch's would (a NaN written into the base state through ``.data`` is
     refused at the next step, naming the entry).
     A parameter group may set these and the base optimizer's keywords (and
-    the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. Values
+    the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it, and
+    so does an attribute SAM does not have, set on it after construction (``opt.rhoo = 0.1``, or
+    ``opt.rho = 0.1``: rho is a group key, set it in ``param_groups``). Values
     written into ``param_groups`` after construction (or by ``add_param_group``) are re-checked at the next
     step: ``lr``/``rho``/``normalize`` as above, the base optimizer's keywords as its constructor checks them
     (``momentum = -1`` for torch's SGD: ValueError naming momentum). A
@@ -288,6 +291,14 @@ class SAM(torch.optim.Optimizer):
         _check_distinct(self.param_groups)
         for index, group in enumerate(self.param_groups):
             self._check_group_keys(group, f"params[{index}]")
+        self.__dict__["_built"] = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """After construction a public name SAM does not have is refused by name: ``opt.rhoo = 0.1`` (or
+        ``opt.rho = 0.1``, which is a parameter-group key) was stored and ignored in silence."""
+        if "_built" in self.__dict__:
+            refuse_unknown_attribute(self, name, ())
+        super().__setattr__(name, value)
 
     def _check_group_keys(self, group: dict[str, Any], where: str) -> None:
         """A parameter group's keys: SAM's and its base optimizer's keywords, and the keys LR schedulers and
@@ -308,6 +319,7 @@ class SAM(torch.optim.Optimizer):
         super().__setstate__(state)
         if "base_optimizer" in state:
             self.param_groups = self.base_optimizer.param_groups    # one set of groups, as in __init__
+        self.__dict__["_built"] = True      # an unpickled SAM refuses a misspelt attribute too
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
@@ -504,13 +516,19 @@ class SAM(torch.optim.Optimizer):
 
         Must follow ``first_step``: without it there is no ε to undo, and the step would silently be
         a plain base-optimizer step (SAM degenerating to its base), so it raises ``SAMCallError``
-        (a ``RuntimeError``)."""
+        (a ``RuntimeError``). The groups are re-checked first, as ``step`` checks them: a value written
+        into ``param_groups`` since ``first_step`` (``lr = nan``, ``lr = -1``, ``momentum = -1``) raises
+        ``ValueError`` naming it, with the weights left at θ + ε and ε kept (fix the group and call
+        ``second_step()`` again)."""
         zero_grad = check_bool("zero_grad", zero_grad)
         check_params_lists("SAM.second_step", self.param_groups)
         self._check_own_state("SAM.second_step")
         if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             raise SAMCallError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
                                "there is nothing to undo and the step would be the base optimizer's alone)")
+        # lr = nan or momentum = -1 written into a group between the two steps reached the weights; refused
+        # here with the weights still at θ + ε and ε kept, so a corrected group can still take the step
+        self._check_groups()
         restored: dict[int, list[torch.Tensor | None]] = {}   # θ of the groups with lr = 0, put back below
         for group in self.param_groups:
             kept = restored.setdefault(id(group), []) if group["lr"] == 0 else None

@@ -210,8 +210,11 @@ class TwoLayerReLU(CheckedStateModule):
 
         ``X`` is a finite tensor (n, in_features) of the model's dtype (or one sample of shape
         (in_features,)). The module's weights must be finite and float32/float64 (one set to NaN in
-        place, or the module cast with ``.half()``, is refused naming the weight or the dtype). ``X``'s
-        entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused naming X).
+        place, or the module cast with ``.half()``, is refused naming the weight or the dtype); they are the
+        model's own state, not an argument, and are not held to the working range: a float64 weight past
+        3.4e38 (written in place, or reached by a diverging run) is used as it is, its outputs as large.
+        ``X``'s entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
+        naming X).
         """
         out = self.features(X) @ self.v.T
         return out if self.c is None else out + self.c

@@ -345,7 +345,10 @@ class BlockOptimizer(torch.optim.Optimizer):
     1.18e-38) with β = lr · expansion_lr_scale <= 1e10 (the cap keeps a step finite: 1e308 overflowed
     float32 weights); ``switch_every`` an int >= 1 (past the run's length:
     the first block trains throughout); ``seed`` an int in [0, 2**64); ``order`` one of ``ORDERS``;
-    ``expansion`` one of ``EXPANSIONS``.
+    ``expansion`` one of ``EXPANSIONS``. ``lr`` and ``expansion_lr_scale`` written into ``param_groups[0]``
+    after construction are re-checked where they are used: by ``step()``, and with expansion ``"sgd"`` or
+    ``"sign"`` by the backward hooks too (an invalid value raises ValueError naming it from
+    ``loss.backward()``, before any inactive parameter moves).
     """
 
     def __init__(self, params: Any, blocks: Sequence[str | Sequence[str]] | None = None,
@@ -518,7 +521,18 @@ class BlockOptimizer(torch.optim.Optimizer):
         if id(p) in self._active_ids or p.grad is None:
             return
         group = self.param_groups[0]
-        beta = group["lr"] * group["expansion_lr_scale"]
+        lr, scale = group["lr"], group["expansion_lr_scale"]
+        if not (type(lr) is float and type(scale) is float and WORKING_MIN <= lr <= LR_MAX
+                and WORKING_MIN <= scale and lr * scale <= LR_MAX):   # as step() checks them
+            # lr = nan (or -1) written into the group moved the inactive blocks by NaN in backward(), before
+            # step() could refuse it
+            try:
+                lr, scale = _check_rates(lr, scale)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"BlockOptimizer (expansion {self.expansion!r}, in backward): "
+                                f"param_groups[0]['lr'] (or ['expansion_lr_scale']) was set to an invalid "
+                                f"value: {exc}") from None
+        beta = lr * scale
         update = p.grad.sign() if self.expansion == "sign" else p.grad
         # the base's maximize=True ascends L on the active block: the expansion ascends with it (it descended)
         p.add_(update, alpha=beta if group.get("maximize", False) else -beta)

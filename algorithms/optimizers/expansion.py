@@ -102,7 +102,9 @@ class LowRankExpansion(CheckedStateModule):
         """(W + UV) x + b for ``x`` a tensor of shape (*, in_features) of the layer's dtype and device, with
         finite entries (NaN/inf, meta, another shape or dtype are refused naming x).
         Finite entries so large that a layer overflows the dtype (near 3.4e38 in float32) give inf
-        outputs, as any torch layer does."""
+        outputs, as any torch layer does. The weights (``linear``'s, ``U``, ``V``) are the layer's own state,
+        used as they are, as torch's layers use theirs: NaN/inf, or a float64 entry past 3.4e38, written
+        into one gives NaN/inf or outputs as large, not an error."""
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument
         check_structure(self)       # e.linear / e.U replaced by another shape: torch's matmul error before
         if not isinstance(x, torch.Tensor):

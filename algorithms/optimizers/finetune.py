@@ -241,6 +241,9 @@ def run_finetune(problem: FinetuneTask,
                         f"{type(options).__name__}")
     from algorithms.optimizers.block import optimizer_state_bytes  # block.py imports this module
 
+    # NaN/inf weights written into the model after the task was built ran to Diverged (refused at
+    # construction): checked again here, by name
+    check_model_weights(problem.model, "problem.model")
     seed = 0 if options.seed is None else options.seed
     # a horizon past 2**31 - 1 steps would not finish (a hang, not a result): refused by name
     steps = check_count("maxiters", options.iterations(200), 0)

@@ -128,7 +128,10 @@ class MLP(CheckedStateModule):
         """Outputs (n, out_features) for ``x`` a finite tensor (n, in_features) of the model's dtype and
         device (NaN/inf, meta, another shape or dtype are refused naming x).
         Finite entries so large that a layer overflows the dtype (near 3.4e38 in float32) give inf
-        outputs, as any torch layer does."""
+        outputs, as any torch layer does. The weights are the model's own state, used as they are, as
+        torch's layers use theirs (the optimizers' documented NaN-through steps go on from them): NaN/inf,
+        or a float64 entry past 3.4e38, written into one gives NaN/inf or outputs as large, not an
+        error (the package's training loops report such a run ``Diverged``)."""
         check_structure(self)
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
@@ -234,7 +237,9 @@ class Transformer(CheckedStateModule):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits (n, T, vocab_size) for ``tokens`` an integer tensor (n, T) of ids in [0, vocab_size), 1 <=
-        T <= context.
+        T <= context. The weights are the model's own state, used as they are, as torch's layers use theirs:
+        NaN/inf, or a float64 entry past 3.4e38, written into one gives NaN/inf or logits as large, not an
+        error (the package's training loops report such a run ``Diverged``).
         """
         check_structure(self)
         if not isinstance(tokens, torch.Tensor):

@@ -40,7 +40,7 @@ import torch
 from algorithms._validation import check_finite_data, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.models import DeepLinear, check_model_dtype, effective_predictor
-from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
+from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, checked_problem, finish
 
 __all__ = ["DeepLinearOG", "balanced_factorization", "lemma1_perturbation"]
 
@@ -49,8 +49,7 @@ _RANK_RTOL = 1e-10
 
 
 def _require_deep_linear(problem: UnlearningProblem) -> DeepLinear:
-    if not isinstance(problem, UnlearningProblem):
-        raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
+    checked_problem(problem)    # data edited in place since construction (NaN gave a NaN Δ) refused by name
     if not isinstance(problem.model, DeepLinear):
         raise TypeError(f"problem.model must be a DeepLinear network, got {type(problem.model).__name__}")
     return problem.model
@@ -72,7 +71,9 @@ def _downstream(params: dict[str, torch.Tensor], depth: int) -> torch.Tensor:
 def lemma1_perturbation(problem: UnlearningProblem) -> torch.Tensor:
     """Lemma 1's Δ (flat): Δ_{A_1} = −u (P_{S_r⊥} w(θ*))ᵀ / ‖u‖², every other block zero.
 
-    ``problem`` is an :class:`UnlearningProblem` whose model is a :class:`DeepLinear`.
+    ``problem`` is an :class:`UnlearningProblem` whose model is a :class:`DeepLinear`, checked as a solve checks
+    it (retain/forget data changed in place since construction, NaN or inf included, raise ValueError naming
+    it).
 
     Raises when u = A_2ᵀ⋯c* vanishes (then no first-layer perturbation changes w).
     """

@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, remember_structure
 from algorithms._validation import (
     allocates,
     check_device,
@@ -110,7 +110,9 @@ class LinearModel(CheckedStateModule):
 
     ``in_features`` and ``out_features`` (default 1) are positive ints whose weight fits this machine's
     memory (a larger one is refused, naming the larger of the two); ``seed`` an int in [0, 2**64) draws the
-    weight; ``dtype`` torch.float32 or torch.float64.
+    weight; ``dtype`` torch.float32 or torch.float64. After construction the sizes and seed cannot be
+    reassigned, and an attribute the model does not have (a misspelt ``m.in_featuress = 5``) raises
+    ValueError naming it.
 
     >>> LinearModel(in_features=3, seed=1)(torch.zeros(2, 3, dtype=torch.float64)).shape
     torch.Size([2, 1])
@@ -118,6 +120,7 @@ class LinearModel(CheckedStateModule):
 
     #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
     #: met torch's matmul shape error)
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later (m.in_featuress = 5) was stored and ignored
     _FIXED = ("in_features", "out_features", "seed")
 
     @allocates("in_features", "out_features")
@@ -133,6 +136,7 @@ class LinearModel(CheckedStateModule):
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
         self.weight = _draw(gen, dtype, self.out_features, self.in_features, fan_in=self.in_features)
+        remember_structure(self)   # from here on an unknown public attribute is refused
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
@@ -147,6 +151,8 @@ class DeepLinear(CheckedStateModule):
     (h_{L-1}, h_{L-2}), the paper's order θ = [c; vec(A_1); ...]. ``depth`` is L. ``in_features``
     and each width are ints >= 1 (``widths`` a non-empty tuple, or a list, kept as a tuple), ``seed``
     (int in [0, 2**64)) draws the weights and ``dtype`` is torch.float32 or torch.float64 (default float64).
+    After construction the sizes, ``out_features`` (1) and seed cannot be reassigned, and an attribute the
+    model does not have (a misspelt ``m.widthss = (3,)``) raises ValueError naming it.
 
     >>> DeepLinear(in_features=5, widths=(4,), seed=0).depth
     2
@@ -154,7 +160,8 @@ class DeepLinear(CheckedStateModule):
 
     #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
     #: met torch's matmul shape error)
-    _FIXED = ("in_features", "widths", "seed")
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later (m.in_featuress = 5) was stored and ignored
+    _FIXED = ("in_features", "widths", "seed", "out_features")
 
     out_features = 1
 
@@ -168,6 +175,7 @@ class DeepLinear(CheckedStateModule):
         self.widths = tuple(check_positive_int(f"widths[{k}]", h) for k, h in enumerate(widths))
         check_layers_fit("DeepLinear", "widths", self.widths, (self.in_features, *self.widths, 1))
         self.seed = check_seed(seed)
+        self.out_features = 1   # an instance attribute, so that reassigning it is refused (it was ignored)
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
         self.c = _draw(gen, dtype, self.widths[-1], fan_in=self.widths[-1])
@@ -175,6 +183,7 @@ class DeepLinear(CheckedStateModule):
         for layer in range(1, len(sizes)):
             setattr(self, f"A{layer}", _draw(gen, dtype, sizes[layer], sizes[layer - 1],
                                              fan_in=sizes[layer - 1]))
+        remember_structure(self)   # from here on an unknown public attribute is refused
 
     @property
     def depth(self) -> int:
@@ -195,6 +204,8 @@ class TwoLayerPerceptron(CheckedStateModule):
     ``activation`` is one of :data:`ACTIVATIONS`. The width measure of Section 4.3 counts the
     neurons with ``|c_i|·‖a_i‖ > 0``. ``in_features`` and ``width`` are ints >= 1, ``seed`` (int in
     [0, 2**64)) draws the weights and ``dtype`` is torch.float32 or torch.float64 (default float64).
+    After construction the sizes, activation, ``out_features`` (1) and seed cannot be reassigned, and an
+    attribute the model does not have (a misspelt ``m.activaton = "relu"``) raises ValueError naming it.
 
     >>> TwoLayerPerceptron(in_features=2, width=6, activation="tanh", seed=0).A.shape
     torch.Size([6, 2])
@@ -202,7 +213,8 @@ class TwoLayerPerceptron(CheckedStateModule):
 
     #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
     #: met torch's matmul shape error)
-    _FIXED = ("in_features", "width", "activation", "seed")
+    _REFUSE_UNKNOWN = True      # a misspelt attribute set later (m.in_featuress = 5) was stored and ignored
+    _FIXED = ("in_features", "width", "activation", "seed", "out_features")
 
     out_features = 1
 
@@ -217,10 +229,12 @@ class TwoLayerPerceptron(CheckedStateModule):
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
         self.activation = activation
         self.seed = check_seed(seed)
+        self.out_features = 1   # an instance attribute, so that reassigning it is refused (it was ignored)
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
         self.c = _draw(gen, dtype, self.width, fan_in=self.width)
         self.A = _draw(gen, dtype, self.width, self.in_features, fan_in=self.in_features)
+        remember_structure(self)   # from here on an unknown public attribute is refused
 
     def features(self, X: torch.Tensor) -> torch.Tensor:
         """The hidden representation φ(A x) of each row of ``X``, shape (n, width)."""

@@ -49,6 +49,7 @@ from algorithms._validation import (
     in_working_range,
     refuse_sparse,
     remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
@@ -491,18 +492,28 @@ class UnlearningProblem(Problem):
         return jac.reshape(-1, theta.numel())
 
 
+def checked_problem(problem: Any) -> UnlearningProblem:
+    """``problem`` an :class:`UnlearningProblem` checked as a solve checks it before use: a field replaced is
+    validated again, and data changed in place (NaN, 1e40, or any edit of retain/forget) or a model changed
+    is refused by name. ``retrained_min_norm`` answered NaN or 1e-42 for such data in silence."""
+    if not isinstance(problem, UnlearningProblem):
+        raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
+    revalidate_if_reassigned(problem)
+    problem._check_unchanged()
+    return problem
+
+
 def retrained_min_norm(problem: UnlearningProblem) -> torch.Tensor | None:
     """The exact unlearning target for a linear map, or None for other models.
 
-    ``problem`` is an :class:`UnlearningProblem`.
+    ``problem`` is an :class:`UnlearningProblem`, checked as a solve checks it (retain/forget data changed in
+    place since construction, NaN or 1e40 written into it included, raise ValueError naming it).
 
     :class:`LinearModel`: the minimum-norm interpolator pinv(X_r) y_r (least squares when D_r
     cannot be interpolated), flat. :class:`DeepLinear`: the minimum-norm *effective predictor*
     of D_r (what Theorem 3 recovers), a vector of length in_features.
     """
-    if not isinstance(problem, UnlearningProblem):
-        raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
-    X, y = problem.retain
+    X, y = checked_problem(problem).retain
     if isinstance(problem.model, LinearModel):
         return (torch.linalg.pinv(X) @ y).T.reshape(-1)
     if isinstance(problem.model, DeepLinear):

@@ -168,3 +168,71 @@ def test_a_misspelt_attribute_set_on_a_model_is_refused(index):
         setattr(model, name, 5)
     model.eval()        # torch's own attributes still work
     assert not model.training
+
+
+# ---- second wave
+from algorithms.nets import TwoLayerReLU  # noqa: E402
+from algorithms.nets.functional import flat_forward, per_sample_flat_grads, per_sample_flat_hessians  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["rhoo", "rho", "lrr"])
+def test_sam_refuses_an_unknown_attribute_set_after_construction(name):
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], lr=0.1)
+    with pytest.raises(ValueError, match=name):
+        setattr(opt, name, 0.1)
+    import copy
+    clone = copy.deepcopy(opt)   # unpickled/copied too
+    with pytest.raises(ValueError, match=name):
+        setattr(clone, name, 0.1)
+
+
+@pytest.mark.parametrize("key, value", [("lr", float("nan")), ("lr", -1.0), ("rho", float("nan")),
+                                        ("momentum", -1.0), ("lr", 1e39)])
+def test_sam_second_step_rechecks_groups_edited_after_first_step(key, value):
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    opt = SAM([w], lr=0.1, momentum=0.0)
+    (w ** 2).sum().backward()
+    opt.first_step(zero_grad=True)
+    perturbed = w.detach().clone()
+    good = opt.param_groups[0][key]
+    opt.param_groups[0][key] = value
+    (w ** 2).sum().backward()
+    with pytest.raises(ValueError, match=key):
+        opt.second_step()
+    assert torch.equal(w.detach(), perturbed)      # nothing moved: still at θ + ε
+    opt.param_groups[0][key] = good
+    opt.second_step()                               # the corrected group steps
+    assert bool(torch.isfinite(w).all())
+
+
+def _writes_into(target):
+    def sample_loss(t, x, y):
+        with torch.no_grad():
+            {"theta": t, "x": x, "y": y}[target].add_(1.0)
+        return ((t * x).sum() - y) ** 2
+    return sample_loss
+
+
+@pytest.mark.parametrize("fn", [per_sample_flat_grads, per_sample_flat_hessians])
+@pytest.mark.parametrize("target", ["theta", "x", "y"])
+def test_per_sample_derivatives_leave_the_callers_tensors_unchanged(fn, target):
+    theta = torch.zeros(3, dtype=torch.float64)
+    X = torch.ones(4, 3, dtype=torch.float64)
+    y = torch.ones(4, dtype=torch.float64)
+    copies = [t.clone() for t in (theta, X, y)]
+    fn(_writes_into(target), theta, X, y)
+    assert all(torch.equal(a, b) for a, b in zip((theta, X, y), copies, strict=True))
+
+
+@pytest.mark.parametrize("value", [1e39, -1e39, float("nan"), float("inf")])
+def test_flat_forward_refuses_theta_outside_the_working_range(value):
+    net = TwoLayerReLU(3, 4)
+    theta, forward = flat_forward(net)
+    bad = theta.clone()
+    bad[0] = value
+    with pytest.raises(ValueError, match="theta"):
+        forward(bad, torch.ones(2, 3, dtype=torch.float64))
+    edge = theta.clone()
+    edge[0] = 3.4e38     # inside: taken
+    forward(edge, torch.zeros(2, 3, dtype=torch.float64))

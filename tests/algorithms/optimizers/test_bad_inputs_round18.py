@@ -233,3 +233,74 @@ def test_a_misspelt_attribute_set_on_a_block_optimizer_is_refused():
     optimizer.switch_every = 1
     optimizer.step(closure)
     assert optimizer.active_block == 1
+
+
+# ---- second wave: a user's optimizer factory, a task's model edited, the expansion hooks
+from algorithms import RetCode, solve  # noqa: E402
+from algorithms.optimizers import (  # noqa: E402
+    MLP,
+    BlockCoordinateDescent,
+    BlockOptimizer,
+    MarkovLanguageTask,
+    OptimizerTraining,
+    TrainingProblem,
+)
+from algorithms.optimizers.finetune import FullFinetune, markov_finetune_task  # noqa: E402
+
+_BAD_GROUP_NUMBERS = [("lr", float("nan")), ("lr", 1e39), ("lr", 1e-39), ("momentum", float("nan")),
+                      ("momentum", 1e39), ("weight_decay", float("inf"))]
+
+
+@pytest.fixture(scope="module")
+def finetune_task():
+    return markov_finetune_task(vocab_size=8, context=4, n=16, width=16, depth=2, pretrain_steps=5)
+
+
+@pytest.mark.parametrize("key, value", _BAD_GROUP_NUMBERS)
+def test_bcd_refuses_a_factory_whose_optimizer_holds_a_bad_number(finetune_task, key, value):
+    def factory(model, **kwargs):
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
+        opt.param_groups[0][key] = value     # what a user's factory may set
+        return opt
+
+    with pytest.raises(ValueError, match=f"make_optimizer.*'{key}'"):
+        solve(finetune_task, BlockCoordinateDescent(optimizer=factory), maxiters=2)
+
+
+@pytest.mark.parametrize("key, value", _BAD_GROUP_NUMBERS)
+def test_optimizer_training_refuses_a_factory_whose_optimizer_holds_a_bad_number(key, value):
+    def factory(groups, lr, **kwargs):
+        opt = torch.optim.SGD(groups, lr=lr, momentum=0.5)
+        for group in opt.param_groups:
+            group[key] = value
+        return opt
+
+    problem = TrainingProblem(MLP(8, 8, width=16, depth=1, seed=0),
+                              MarkovLanguageTask(vocab_size=8, context=8, seed=0), steps=3)
+    with pytest.raises(ValueError, match=f"factory.*'{key}'"):
+        solve(problem, OptimizerTraining("adamw", lr=0.01, factory=factory))
+    good = solve(problem, OptimizerTraining("adamw", lr=0.01, factory=torch.optim.AdamW))   # still works
+    assert good.retcode in (RetCode.MaxIters, RetCode.Success)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_a_finetune_task_whose_model_was_set_to_nan_is_refused_at_solve(value):
+    task = markov_finetune_task(vocab_size=8, context=4, n=16, width=16, depth=2, pretrain_steps=5)
+    with torch.no_grad():
+        next(task.model.parameters())[0] = value
+    for algorithm in (FullFinetune(lr=1e-2), BlockCoordinateDescent(lr=1e-2)):
+        with pytest.raises(ValueError, match="problem.model"):
+            solve(task, algorithm, maxiters=2)
+
+
+@pytest.mark.parametrize("expansion", ["sgd", "sign"])
+@pytest.mark.parametrize("key, value", [("lr", float("nan")), ("lr", -1.0), ("lr", 1e39),
+                                        ("expansion_lr_scale", float("nan")), ("expansion_lr_scale", 0.0)])
+def test_block_expansion_hooks_refuse_an_invalid_rate_before_moving_anything(expansion, key, value):
+    model = MLP(3, 2, 8, 2, seed=0)
+    opt = BlockOptimizer(model, expansion=expansion, lr=0.1)
+    before = [p.detach().clone() for p in model.parameters()]
+    opt.param_groups[0][key] = value
+    with pytest.raises(ValueError, match=key):
+        model(torch.ones(4, 3)).sum().backward()
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))

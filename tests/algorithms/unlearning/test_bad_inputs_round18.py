@@ -56,3 +56,47 @@ def test_the_problems_methods_refuse_a_model_changed_after_construction(method):
     handle.remove()
     model.eval()        # a change that leaves f as it was passes
     assert float(problem.loss(problem.params, problem.retain)) < 1e-20
+
+
+# ---- second wave: a misspelt attribute set on a model after construction (stored and ignored before)
+from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron  # noqa: E402
+
+
+@pytest.mark.parametrize("build", [lambda: LinearModel(3), lambda: DeepLinear(3, (2,)),
+                                   lambda: TwoLayerPerceptron(3, 4)])
+@pytest.mark.parametrize("name, value", [("in_featuress", 5), ("widthh", 8), ("activaton", "relu"),
+                                         ("sed", 3)])
+def test_an_unknown_attribute_set_on_a_model_is_refused_naming_it(build, name, value):
+    model = build()
+    with pytest.raises(ValueError, match=name):
+        setattr(model, name, value)
+    assert name not in model.__dict__
+
+
+@pytest.mark.parametrize("build", [lambda: DeepLinear(3, (2,)), lambda: TwoLayerPerceptron(3, 4)])
+def test_out_features_of_a_scalar_model_cannot_be_reassigned(build):
+    model = build()
+    with pytest.raises(ValueError, match="out_features"):
+        model.out_features = 2
+    model.out_features = 1      # the same value: fine
+    model.training = False      # torch's own attributes stay settable
+    assert model(torch.zeros(2, 3, dtype=torch.float64)).shape == (2, 1)
+
+
+# ---- second wave: the public helpers check the problem as a solve does (they answered NaN or 1e-42)
+from algorithms.unlearning import deep_linear_task, lemma1_perturbation, retrained_min_norm  # noqa: E402
+
+
+@pytest.mark.parametrize("which, index, value, name", [
+    ("retain", 1, float("nan"), "retain y"), ("retain", 0, float("inf"), "retain X"),
+    ("retain", 0, 1e40, "retain X"), ("forget", 0, 2.0, "forget X")])
+@pytest.mark.parametrize("helper, build", [(retrained_min_norm, lambda: linear_task(5, 20, 2)),
+                                           (retrained_min_norm, lambda: deep_linear_task(3, 6, (4, 1), 1)),
+                                           (lemma1_perturbation, lambda: deep_linear_task(3, 6, (4, 1), 1))])
+def test_helpers_refuse_data_changed_in_place_after_construction(helper, build, which, index, value, name):
+    problem = build()
+    reference = helper(problem)
+    assert bool(torch.isfinite(reference).all())
+    getattr(problem, which)[index].view(-1)[0] = value
+    with pytest.raises(ValueError, match=name):
+        helper(problem)
