@@ -659,6 +659,12 @@ class BlockOptimizer(torch.optim.Optimizer):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a ``BlockOptimizer.state_dict()`` of the same blocks: ``state_dict`` is checked (keys, block
         names, the base optimizer's state) before anything is loaded.
+
+        The learning rate steps use is the saved top-level ``state_dict['param_groups'][0]['lr']``: the
+        base groups' saved ``lr`` (``state_dict['base']['param_groups'][i]['lr']``) is only the last value
+        handed to the base optimizer, which an LR scheduler may have changed since, and the next step
+        replaces it with the top-level one (edit that one to change the rate). The base groups' other
+        keywords must equal the top-level group's (one edited there is refused by name at the next step).
         """
         if not isinstance(state_dict, dict) or any(k not in state_dict for k in _SAVED_KEYS):
             got = (f"one without {sorted(set(_SAVED_KEYS) - set(state_dict))}" if isinstance(state_dict, dict)
