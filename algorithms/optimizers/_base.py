@@ -28,6 +28,7 @@ from algorithms._validation import (
     call_user,
     check_bool,
     check_choice,
+    check_entries_in_range,
     check_finite_real,
     check_int_at_least,
     check_nonnegative,
@@ -112,6 +113,8 @@ def check_model_weights(model: Any, name: str = "model", *, finite: bool = True)
                              f"first")
         if finite and p.is_floating_point() and not bool(torch.isfinite(p.detach()).all()):
             raise ValueError(f"{name} has NaN or inf in its weight {key!r}")
+        if finite and p.is_floating_point():    # a float64 weight of 1e39 trained on in silence
+            check_entries_in_range(f"{name}'s weight {key!r}", p)
 
 
 def check_closure(closure: Any) -> None:
@@ -191,7 +194,8 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
     plain floats; with ``lr``, ``weight_decay`` also >= 0 and lr·weight_decay <= 1 (the family's decoupled
     decay rule). torch takes any finite value: momentum = 1e300 stepped inf into the weights, weight_decay
     = 1e39 failed inside torch ("value cannot be converted to type float without overflow"). torch's flags
-    (:data:`TORCH_FLAG_KEYWORDS`) must be bools. Other values (strs, None, dtypes) are left to the base
+    (:data:`TORCH_FLAG_KEYWORDS`) must be bools, and the real keywords (:data:`REAL_KEYWORDS`) real numbers
+    (a str or None for one is refused by name). Other values (strs, None, dtypes) are left to the base
     optimizer."""
     out = dict(keywords)
     for key, value in keywords.items():
@@ -214,6 +218,11 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
         for i, item in enumerate(items):
             item = _one_number(f"{where}{key}", item)
             if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Real):
+                if key in REAL_KEYWORDS and not (item is None and items is value):
+                    # dampening = "x" (unused by SGD at momentum 0) stepped in silence; betas = "x" met
+                    # Python's "'<=' not supported" naming nothing. (None inside a tuple: Adafactor's eps)
+                    label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"
+                    raise TypeError(f"{label} must be a real number, got {type(item).__name__} {item!r:.40}")
                 checked.append(item)
                 continue
             label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"

@@ -685,6 +685,7 @@ class BlockOptimizer(torch.optim.Optimizer):
                             f"{type(schedule).__name__} {schedule!r:.40}")
         self._check_own_groups(state_dict)
         saved_names = schedule.get("block_names")
+        self._check_own_ids(state_dict["param_groups"][0].get("params"), saved_names)
         if saved_names is not None and saved_names != self.block_names:
             if not self._covers(saved_names):
                 raise ValueError(f"state_dict is for other blocks (another parameter group layout): its "
@@ -714,6 +715,17 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._activate()
         self._base_optimizer.load_state_dict(state_dict["base"])
         self._lr_handed = self._base_optimizer.param_groups[0]["lr"]
+
+    def _check_own_ids(self, ids: Any, saved_names: Any) -> None:
+        """The saved group's parameter ids 0..n-1 in order, n the parameters of the saved block layout, as
+        ``state_dict()`` writes them: fewer met torch's "doesn't match the size of optimizer's group" naming
+        nothing, and a reordered or out-of-range list was loaded in silence."""
+        saved = isinstance(saved_names, list) and all(isinstance(b, list) for b in saved_names)
+        expected = list(range(sum(len(block) for block in (saved_names if saved else self.block_names))))
+        if not (isinstance(ids, list | tuple) and list(ids) == expected):
+            raise ValueError(f"state_dict['param_groups'][0]['params'] must be the parameter ids "
+                             f"0..{len(expected) - 1} in order (as state_dict() writes them), got "
+                             f"{ids!r:.80}")
 
     def _check_own_groups(self, state_dict: dict[str, Any]) -> None:
         """The saved group's ``lr`` > 0 and ``expansion_lr_scale`` > 0, as the constructor checks them."""

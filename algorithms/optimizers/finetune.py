@@ -73,8 +73,9 @@ DIVERGED_LOSS = 1e6
 
 @dataclass(frozen=True)
 class FinetuneTask(Problem):
-    """Finetune ``model`` (a pretrained language model with finite weights on a real device, never
-    modified) on a fixed sample of ``task``.
+    """Finetune ``model`` (a pretrained language model with finite weights of magnitude <= 3.4e38 on a real
+    device, never modified) on a fixed sample of ``task``. Its weights are checked again at each solve: NaN,
+    inf or 1e39 written into them after construction raise ValueError naming ``problem.model``.
 
     ``tokens`` is an (n, T + 1) integer array of sequences (inputs ``[:, :-1]``, targets
     ``[:, 1:]``); the loss is ``task.loss`` (mean next-token cross-entropy). ``reference_loss``

@@ -71,9 +71,9 @@ def _downstream(params: dict[str, torch.Tensor], depth: int) -> torch.Tensor:
 def lemma1_perturbation(problem: UnlearningProblem) -> torch.Tensor:
     """Lemma 1's Δ (flat): Δ_{A_1} = −u (P_{S_r⊥} w(θ*))ᵀ / ‖u‖², every other block zero.
 
-    ``problem`` is an :class:`UnlearningProblem` whose model is a :class:`DeepLinear`, checked as a solve checks
-    it (retain/forget data changed in place since construction, NaN or inf included, raise ValueError naming
-    it).
+    ``problem`` is an :class:`UnlearningProblem` whose model is a :class:`DeepLinear`, checked as a solve
+    checks it (retain/forget data changed in place since construction, NaN or inf included, raise ValueError
+    naming it).
 
     Raises when u = A_2ᵀ⋯c* vanishes (then no first-layer perturbation changes w).
     """

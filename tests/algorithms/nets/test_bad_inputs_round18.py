@@ -236,3 +236,27 @@ def test_flat_forward_refuses_theta_outside_the_working_range(value):
     edge = theta.clone()
     edge[0] = 3.4e38     # inside: taken
     forward(edge, torch.zeros(2, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("base, key, value", [
+    (torch.optim.SGD, "dampening", "x"), (torch.optim.SGD, "momentum", None),
+    (torch.optim.SGD, "weight_decay", "0"), (torch.optim.Adam, "betas", "x"),
+    (torch.optim.Adam, "betas", (0.9, "x")), (torch.optim.Adam, "eps", "1e-8")])
+def test_sam_refuses_a_non_number_for_a_real_base_keyword(base, key, value):
+    # heldout18 E00282: dampening = 'x' (unused by SGD at momentum 0) was stepped in silence
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    opt = SAM([w], base_optimizer=base, lr=0.1)
+    opt.param_groups[0][key] = value
+
+    def closure():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        return loss
+
+    before = w.detach().clone()
+    with pytest.raises(TypeError, match=key):
+        opt.step(closure)
+    assert torch.equal(w.detach(), before)
+    with pytest.raises(TypeError, match=key):
+        SAM([torch.nn.Parameter(torch.ones(2))], base_optimizer=base, lr=0.1, **{key: value})

@@ -289,7 +289,7 @@ def test_a_finetune_task_whose_model_was_set_to_nan_is_refused_at_solve(value):
     with torch.no_grad():
         next(task.model.parameters())[0] = value
     for algorithm in (FullFinetune(lr=1e-2), BlockCoordinateDescent(lr=1e-2)):
-        with pytest.raises(ValueError, match="problem.model"):
+        with pytest.raises(ValueError, match=r"problem\.model"):
             solve(task, algorithm, maxiters=2)
 
 
@@ -304,3 +304,50 @@ def test_block_expansion_hooks_refuse_an_invalid_rate_before_moving_anything(exp
     with pytest.raises(ValueError, match=key):
         model(torch.ones(4, 3)).sum().backward()
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+def test_a_finetune_task_whose_float64_model_got_a_weight_past_the_working_range_is_refused_at_solve():
+    task = markov_finetune_task(vocab_size=8, context=4, n=16, width=16, depth=2, pretrain_steps=5)
+    model64 = copy.deepcopy(task.model).double()      # a float32 model cannot hold 1e39
+    from algorithms.optimizers.finetune import FinetuneTask
+    task64 = FinetuneTask(model=model64, task=task.task, tokens=task.tokens)
+    with torch.no_grad():
+        next(model64.parameters())[0] = 1e39
+    with pytest.raises(ValueError, match=r"problem\.model"):
+        solve(task64, FullFinetune(lr=1e-2), maxiters=2)
+
+
+@pytest.mark.parametrize("key, value", [("betas", "x"), ("betas", (0.9, "x")), ("weight_decay", "x"),
+                                        ("eps", None)])
+def test_block_optimizer_names_a_non_number_written_for_a_real_keyword(key, value):
+    # heldout18 E00309: betas = 'x' met Python's "'<=' not supported" naming nothing
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1)).double()
+    opt = BlockOptimizer(model, lr=0.01)
+    opt.param_groups[0][key] = value
+    (model(torch.ones(2, 3, dtype=torch.float64)) ** 2).sum().backward()
+    with pytest.raises(TypeError, match=key):
+        opt.step()
+
+
+def _stepped_block():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1)).double()
+    opt = BlockOptimizer(model, switch_every=3, lr=0.01)
+    for _ in range(4):
+        opt.zero_grad()
+        (model(torch.ones(2, 3, dtype=torch.float64)) ** 2).sum().backward()
+        opt.step()
+    return opt
+
+
+@pytest.mark.parametrize("ids", [[0, 1], [0, 1, 2, 7], [3, 2, 1, 0], "0123", None])
+def test_block_optimizer_load_refuses_other_parameter_ids_naming_them(ids):
+    # heldout18 E00400: fewer ids met torch's own "doesn't match the size of optimizer's group"; a reordered
+    # or out-of-range list was loaded in silence
+    state = copy.deepcopy(_stepped_block().state_dict())
+    state["param_groups"][0]["params"] = ids
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1)).double()
+    fresh = BlockOptimizer(model, lr=0.01, switch_every=3)
+    with pytest.raises(ValueError, match=r"\['params'\]"):
+        fresh.load_state_dict(state)
+    fresh.load_state_dict(_stepped_block().state_dict())    # the saved one loads
