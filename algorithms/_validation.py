@@ -1087,12 +1087,16 @@ def check_saved_hyperparameters(optimizer_class: Any, groups: Any, where: str) -
 
     import torch
 
-    accepted = set(inspect.signature(optimizer_class).parameters) - {"params", "self"}
+    signature = inspect.signature(optimizer_class).parameters
+    accepted = set(signature) - {"params", "self"}
     probe = [torch.zeros(1, requires_grad=True)]
     for index, group in enumerate(groups if isinstance(groups, list) else []):
         if not isinstance(group, dict):
             continue
         keywords = {k: v for k, v in group.items() if k in accepted}
+        for key, value in keywords.items():
+            _check_saved_keyword(f"{where}['param_groups'][{index}][{key!r}]", value, signature[key].default,
+                                 optimizer_class.__name__)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -1100,6 +1104,31 @@ def check_saved_hyperparameters(optimizer_class: Any, groups: Any, where: str) -
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}['param_groups'][{index}]: {optimizer_class.__name__} refuses these "
                              f"hyperparameters: {exc}") from None
+
+
+def _check_saved_keyword(name: str, value: Any, default: Any, owner: str) -> None:
+    """A saved keyword of the kind its constructor default has: a flag a bool, a number (or a tuple of
+    numbers) a real number (a one-element floating tensor too). A str or None met the constructor's "'<' not
+    supported between 'NoneType' and 'float'" naming no key, and an unused one (SGD's dampening at momentum 0)
+    loaded in silence."""
+    import torch
+
+    def real(v: Any) -> bool:
+        return (isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)) or (
+            isinstance(v, torch.Tensor) and v.numel() == 1 and v.is_floating_point())
+
+    if isinstance(default, bool):
+        if not isinstance(value, bool | np.bool_):
+            raise TypeError(f"{name} must be a bool, as {owner} takes it, got {type(value).__name__} "
+                            f"{_brief(value)}")
+    elif isinstance(default, numbers.Real):
+        if not real(value):
+            raise TypeError(f"{name} must be a real number, as {owner} takes it, got {type(value).__name__} "
+                            f"{_brief(value)}")
+    elif isinstance(default, tuple) and default and all(isinstance(d, numbers.Real) for d in default):
+        if not (isinstance(value, tuple | list) and all(real(v) for v in value)):
+            raise TypeError(f"{name} must be a tuple of real numbers, as {owner} takes it, got "
+                            f"{type(value).__name__} {_brief(value)}")
 
 
 def check_module_state_fits(module: Any, state_dict: Any, strict: bool = True,

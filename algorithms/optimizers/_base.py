@@ -181,6 +181,9 @@ UNSUPPORTED_FLAGS = {"capturable": "CUDA-graph capture: the parameters here step
 #: keywords that are a pair (β₁, β₂)
 PAIR_KEYWORDS = frozenset({"betas", "adamw_betas"})
 
+#: real keywords whose default is None (SOAP's shampoo_beta = None: betas[1])
+NONE_DEFAULT_KEYWORDS = frozenset({"shampoo_beta"})
+
 #: torch's and this family's real-valued optimizer keywords: an int given for one is taken as the float
 REAL_KEYWORDS = frozenset({
     "lr", "weight_decay", "momentum", "dampening", "eps", "alpha", "lr_decay", "initial_accumulator_value",
@@ -195,8 +198,8 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
     decay rule). torch takes any finite value: momentum = 1e300 stepped inf into the weights, weight_decay
     = 1e39 failed inside torch ("value cannot be converted to type float without overflow"). torch's flags
     (:data:`TORCH_FLAG_KEYWORDS`) must be bools, and the real keywords (:data:`REAL_KEYWORDS`) real numbers
-    (a str or None for one is refused by name). Other values (strs, None, dtypes) are left to the base
-    optimizer."""
+    (a str or None for one is refused by name; None is taken where it is the default). Other values (strs,
+    None, dtypes) are left to the base optimizer."""
     out = dict(keywords)
     for key, value in keywords.items():
         if key == "params":
@@ -218,9 +221,11 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
         for i, item in enumerate(items):
             item = _one_number(f"{where}{key}", item)
             if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Real):
-                if key in REAL_KEYWORDS and not (item is None and items is value):
+                if key in REAL_KEYWORDS and not (item is None and (key in NONE_DEFAULT_KEYWORDS
+                                                                  or items is value)):
                     # dampening = "x" (unused by SGD at momentum 0) stepped in silence; betas = "x" met
-                    # Python's "'<=' not supported" naming nothing. (None inside a tuple: Adafactor's eps)
+                    # Python's "'<=' not supported" naming nothing. None where a default is None (SOAP's
+                    # shampoo_beta; inside Adafactor's eps pair) is taken
                     label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"
                     raise TypeError(f"{label} must be a real number, got {type(item).__name__} {item!r:.40}")
                 checked.append(item)

@@ -558,8 +558,9 @@ class BlockOptimizer(torch.optim.Optimizer):
         try:
             kwargs = check_real_keywords({**self._base_kwargs, **edited}, "param_groups[0]: ", own["lr"])
             self.base(self._blocks[self.active_block], lr=own["lr"], **kwargs)   # the base's own checks
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"BlockOptimizer.step: param_groups[0] was edited to an invalid value: "
+        except (TypeError, ValueError) as exc:     # torch's "'<=' not supported ..." named no key: named here
+            shown = ", ".join(f"{k} = {v!r:.40}" for k, v in edited.items())
+            raise type(exc)(f"BlockOptimizer.step: param_groups[0] was edited to an invalid value ({shown}): "
                             f"{exc}") from None
         self._base_kwargs = kwargs
         own.update({key: kwargs[key] for key in edited})
@@ -721,6 +722,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         ``state_dict()`` writes them: fewer met torch's "doesn't match the size of optimizer's group" naming
         nothing, and a reordered or out-of-range list was loaded in silence."""
         saved = isinstance(saved_names, list) and all(isinstance(b, list) for b in saved_names)
+        if saved and saved_names != self.block_names and not self._covers(saved_names):
+            return      # another layout: refused next, naming block_names
         expected = list(range(sum(len(block) for block in (saved_names if saved else self.block_names))))
         if not (isinstance(ids, list | tuple) and list(ids) == expected):
             raise ValueError(f"state_dict['param_groups'][0]['params'] must be the parameter ids "

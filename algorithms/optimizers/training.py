@@ -70,8 +70,9 @@ class TrainingProblem(Problem):
 
     ``model`` is an :class:`MLP` or :class:`Transformer` with ``task.vocab_size`` inputs and outputs and
     weights on a real device (a meta model is refused naming model; a model handed over with NaN/inf
-    weights, or float64 weights past 3.4e38, or one given such weights after construction, is accepted and
-    its run ends ``Diverged`` (NaN/inf: before any step, 0 iterations, value NaN, the parameters as given),
+    weights is accepted and its run ends ``Diverged`` before any step: 0 iterations, value NaN, the
+    parameters as given; so does one given such weights after construction, and float64 weights past 3.4e38
+    end ``Diverged`` too),
     ``task`` a :class:`MarkovLanguageTask`, ``steps`` (int in [1, 2**31 − 1]) the horizon (``solve``'s
     ``maxiters``, when given, replaces it, in [0, 2**31 − 1]), ``target_loss`` (finite float > 0, or
     None: the entropy rate + tol) the held-out loss that is ``Success`` (a target above the initial

@@ -260,3 +260,16 @@ def test_sam_refuses_a_non_number_for_a_real_base_keyword(base, key, value):
     assert torch.equal(w.detach(), before)
     with pytest.raises(TypeError, match=key):
         SAM([torch.nn.Parameter(torch.ones(2))], base_optimizer=base, lr=0.1, **{key: value})
+
+
+@pytest.mark.parametrize("key, value, kind", [
+    ("dampening", "x", "real number"), ("momentum", None, "real number"), ("nesterov", "x", "bool"),
+    ("weight_decay", [0.1], "real number")])
+def test_sam_load_names_a_base_keyword_of_the_wrong_kind(key, value, kind):
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    opt = SAM([w], lr=0.1)
+    state = opt.state_dict()
+    state["base_optimizer"]["param_groups"][0][key] = value     # both copies, alike
+    state["param_groups"][0][key] = value
+    with pytest.raises(TypeError, match=rf"\['{key}'\] must be a {kind}"):
+        SAM([w], lr=0.1).load_state_dict(state)
