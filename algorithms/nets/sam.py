@@ -347,8 +347,11 @@ class SAM(torch.optim.Optimizer):
             _check_finite_keywords({k: v for k, v in param_group.items() if k != "params"}, "param_group: ")
         try:
             super().add_param_group(param_group)
-        except ValueError as exc:   # torch's "some parameters appear in more than one parameter group"
-            raise ValueError(f"param_group: params: {exc}") from None
+        except (TypeError, ValueError) as exc:  # torch's "some parameters appear in more than one parameter
+            # group" / "optimizer can only optimize Tensors" named neither param_group nor params
+            if str(exc).startswith("param_group"):
+                raise
+            raise type(exc)(f"param_group: params: {exc}") from None
         added = self.param_groups[-1]["params"]
         if hasattr(self, "base_optimizer"):     # after __init__ (whose own check follows it)
             try:

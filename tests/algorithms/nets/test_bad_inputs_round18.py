@@ -273,3 +273,11 @@ def test_sam_load_names_a_base_keyword_of_the_wrong_kind(key, value, kind):
     state["param_groups"][0][key] = value
     with pytest.raises(TypeError, match=rf"\['{key}'\] must be a {kind}"):
         SAM([w], lr=0.1).load_state_dict(state)
+
+
+@pytest.mark.parametrize("params", ["x", [1.0], [None]])
+def test_sam_add_param_group_names_params_that_are_not_tensors(params):
+    opt = SAM([torch.nn.Parameter(torch.ones(2))], lr=0.1)
+    with pytest.raises(TypeError, match="param_group: params"):
+        opt.add_param_group({"params": params})
+    assert len(opt.param_groups) == 1
