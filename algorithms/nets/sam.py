@@ -91,6 +91,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     EXTRA_GROUP_KEYS,
     LR_MIN,
     MatrixOptimizer,
+    check_keyword_kinds,
     check_lr,
     check_params_lists,
     check_real_keywords,
@@ -260,6 +261,7 @@ class SAM(torch.optim.Optimizer):
             shown = getattr(base_optimizer, "__name__", type(base_optimizer).__name__)
             raise TypeError(f"base_optimizer must be a torch.optim.Optimizer subclass other than SAM, "
                             f"got {shown}")
+        check_keyword_kinds(base_optimizer, kwargs)     # momentum=True ran as 1.0, dampening="x" stepped
         shared = sorted(k for k in ("rho", "normalize") if _takes(base_optimizer, k))
         if shared:   # Adadelta read SAM's radius as its own decay rho (one group key for two meanings)
             raise TypeError(f"base_optimizer {base_optimizer.__name__} takes the keyword(s) {shared}, which "
@@ -344,6 +346,8 @@ class SAM(torch.optim.Optimizer):
                 param_group["rho"] = _check_rate("rho", param_group["rho"])
             if "normalize" in param_group:
                 param_group["normalize"] = check_bool("normalize", param_group["normalize"])
+            if "base_optimizer" in self.__dict__:
+                check_keyword_kinds(type(self.base_optimizer), param_group, "param_group: ")
             _check_finite_keywords({k: v for k, v in param_group.items() if k != "params"}, "param_group: ")
         try:
             super().add_param_group(param_group)
@@ -399,12 +403,15 @@ class SAM(torch.optim.Optimizer):
             try:
                 for key in ("lr", "rho"):
                     value = group[key]
-                    floor = LR_MIN if key == "lr" and value != 0.0 else 0.0   # lr: 0 or >= 1.18e-38
-                    if not (type(value) is float and floor <= value <= RATE_MAX):
-                        group[key] = _check_rate(key, value)   # a Fraction stored as the float it checked
+                    if type(value) is float:    # the common case, checked for free (an array met "ambiguous")
+                        floor = LR_MIN if key == "lr" and value != 0.0 else 0.0   # lr: 0 or >= 1.18e-38
+                        if floor <= value <= RATE_MAX:
+                            continue
+                    group[key] = _check_rate(key, value)   # a Fraction stored as the float it checked
                 group["normalize"] = check_bool("normalize", group["normalize"])
                 # momentum = nan, weight_decay = inf, ... (any key); a Fraction written back as its float
                 # (torch's add_ refused one as alpha)
+                check_keyword_kinds(type(self.base_optimizer), group)   # dampening = 1j, centered = None
                 group.update({k: v for k, v in _check_finite_keywords(group, "").items() if k != "params"})
                 self._refuse_misspelt_key(group)
                 # any other key, as at construction (betas written into a torch SGD's group was ignored)

@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import copy
 import difflib
+import inspect
 import math
 import numbers
 import warnings
@@ -189,6 +190,47 @@ REAL_KEYWORDS = frozenset({
     "lr", "weight_decay", "momentum", "dampening", "eps", "alpha", "lr_decay", "initial_accumulator_value",
     "rho", "lambd", "t0", "max_lr", "momentum_decay", "etas", "step_sizes", "betas", "beta",
     "tolerance_grad", "tolerance_change", "adam_eps", "exponent", "shampoo_beta", "expansion_lr_scale"})
+
+
+def _is_real(value: Any) -> bool:
+    """A real number (not a bool, not complex), or a one-element real tensor or array."""
+    if isinstance(value, torch.Tensor):
+        return value.numel() == 1 and not value.is_complex() and value.dtype != torch.bool
+    if isinstance(value, np.ndarray):
+        return value.size == 1 and value.dtype.kind in "iuf"
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def check_keyword_kinds(cls: Any, keywords: dict[str, Any], where: str = "") -> None:
+    """Each keyword of the optimizer class ``cls`` of the kind its constructor's default is: a flag a bool
+    (None too where the default is None), a number a real number (a one-element tensor too), a pair such as
+    ``betas``/``etas``/``step_sizes`` a tuple or list of that many real numbers; else a TypeError naming it.
+    torch's constructors check values, not types: momentum = True ran as 1.0, dampening = "x" or 1j stepped,
+    centered = None ran as False, betas = np.array([.9, .99]) met numpy's "truth value ... ambiguous", and
+    lambd = "x" or weight_decay = True met Python's/torch's errors inside the step, naming nothing."""
+    try:
+        signature = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return
+    for key, value in keywords.items():
+        parameter = signature.get(key)
+        if key == "params" or parameter is None or parameter.default is inspect.Parameter.empty:
+            continue
+        default = parameter.default
+        if isinstance(default, bool) or key in TORCH_FLAG_KEYWORDS:
+            if not (isinstance(value, bool | np.bool_) or (value is None and default is None)):
+                raise TypeError(f"{where}{key} must be a bool ({cls.__name__}'s flag), got "
+                                f"{type(value).__name__} {value!r:.40}")
+        elif isinstance(default, numbers.Real) or (key in REAL_KEYWORDS and not isinstance(default, tuple)):
+            if not (_is_real(value) or (value is None and default is None)):
+                raise TypeError(f"{where}{key} must be a real number ({cls.__name__} takes a number), got "
+                                f"{type(value).__name__} {value!r:.40}")
+        elif isinstance(default, tuple) and default and all(isinstance(d, numbers.Real) for d in default):
+            if not (isinstance(value, tuple | list) and len(value) == len(default)
+                    and all(_is_real(v) for v in value)):
+                raise TypeError(f"{where}{key} must be a tuple of {len(default)} real numbers (as "
+                                f"{cls.__name__}'s default {default}), got {type(value).__name__} "
+                                f"{value!r:.60}")
 
 
 def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | None = None) -> dict[str, Any]:

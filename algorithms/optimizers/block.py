@@ -83,6 +83,7 @@ from algorithms.optimizers._base import (
     MatrixOptimizer,
     SparseGradientError,
     check_closure,
+    check_keyword_kinds,
     check_params_lists,
     check_real_keywords,
     check_state_finite,
@@ -379,6 +380,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         self.order = order
         self.expansion = expansion
         # torch takes any finite keyword (weight_decay = 1e300 stepped inf into the weights)
+        check_keyword_kinds(base, base_kwargs)     # momentum=True ran as 1.0, dampening="x" stepped
         self._base_kwargs = check_real_keywords(base_kwargs, "", lr)
         super().__init__(list(named.values()),
                          dict(lr=lr, expansion_lr_scale=expansion_lr_scale, **self._base_kwargs))
@@ -556,6 +558,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         if not edited:
             return
         try:
+            check_keyword_kinds(self.base, edited, "param_groups[0]: ")
             kwargs = check_real_keywords({**self._base_kwargs, **edited}, "param_groups[0]: ", own["lr"])
             self.base(self._blocks[self.active_block], lr=own["lr"], **kwargs)   # the base's own checks
         except (TypeError, ValueError) as exc:     # torch's "'<=' not supported ..." named no key: named here
@@ -722,8 +725,9 @@ class BlockOptimizer(torch.optim.Optimizer):
         ``state_dict()`` writes them: fewer met torch's "doesn't match the size of optimizer's group" naming
         nothing, and a reordered or out-of-range list was loaded in silence."""
         saved = isinstance(saved_names, list) and all(isinstance(b, list) for b in saved_names)
-        if saved and saved_names != self.block_names and not self._covers(saved_names):
-            return      # another layout: refused next, naming block_names
+        if saved_names is not None and not (saved and (saved_names == self.block_names
+                                                       or self._covers(saved_names))):
+            return      # another layout (or not a list of lists): refused next, naming block_names
         expected = list(range(sum(len(block) for block in (saved_names if saved else self.block_names))))
         if not (isinstance(ids, list | tuple) and list(ids) == expected):
             raise ValueError(f"state_dict['param_groups'][0]['params'] must be the parameter ids "

@@ -281,3 +281,33 @@ def test_sam_add_param_group_names_params_that_are_not_tensors(params):
     with pytest.raises(TypeError, match="param_group: params"):
         opt.add_param_group({"params": params})
     assert len(opt.param_groups) == 1
+
+
+_KIND_CASES = [(torch.optim.SGD, "momentum", True), (torch.optim.SGD, "dampening", 1j),
+               (torch.optim.SGD, "dampening", None), (torch.optim.SGD, "weight_decay", True),
+               (torch.optim.Adam, "eps", True), (torch.optim.ASGD, "lambd", "x"), (torch.optim.ASGD, "t0", True),
+               (torch.optim.Rprop, "step_sizes", np.array([1e-6, 50.0])), (torch.optim.Rprop, "etas", [0.5]),
+               (torch.optim.Adam, "betas", np.array([0.9, 0.99])), (torch.optim.RMSprop, "centered", None)]
+
+
+@pytest.mark.parametrize("base, key, value", _KIND_CASES)
+def test_sam_refuses_a_base_keyword_of_another_kind_than_its_default(base, key, value):
+    # red18c: momentum=True ran as 1.0, dampening=1j stepped, centered=None ran as False, ...
+    model = torch.nn.Linear(3, 1)
+    with pytest.raises(TypeError, match=key):
+        SAM(model.parameters(), base, lr=0.1, **{key: value})
+    opt = SAM(model.parameters(), base, lr=0.1)
+    with pytest.raises(TypeError, match=key):
+        opt.add_param_group({"params": list(torch.nn.Linear(2, 2).parameters()), key: value})
+    opt.param_groups[0][key] = value
+
+    def closure():
+        opt.zero_grad()
+        loss = model(torch.ones(2, 3)).pow(2).mean()
+        loss.backward()
+        return loss
+
+    before = [p.detach().clone() for p in model.parameters()]
+    with pytest.raises(TypeError, match=key):
+        opt.step(closure)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))

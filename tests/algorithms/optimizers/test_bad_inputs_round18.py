@@ -3,6 +3,8 @@
 import copy
 import warnings
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -351,3 +353,33 @@ def test_block_optimizer_load_refuses_other_parameter_ids_naming_them(ids):
     with pytest.raises(ValueError, match=r"\['params'\]"):
         fresh.load_state_dict(state)
     fresh.load_state_dict(_stepped_block().state_dict())    # the saved one loads
+
+
+_KIND_CASES = [(torch.optim.SGD, "momentum", True), (torch.optim.SGD, "dampening", 1j),
+               (torch.optim.SGD, "dampening", "x"), (torch.optim.AdamW, "eps", True),
+               (torch.optim.ASGD, "t0", True), (torch.optim.Rprop, "step_sizes", np.array([1e-6, 50.0])),
+               (torch.optim.Adagrad, "lr_decay", True), (torch.optim.RMSprop, "centered", None),
+               (torch.optim.AdamW, "betas", np.array([0.9, 0.99]))]
+
+
+@pytest.mark.parametrize("base, key, value", _KIND_CASES)
+def test_block_optimizer_refuses_a_base_keyword_of_another_kind_than_its_default(base, key, value):
+    # red18c: momentum=True ran as 1.0, dampening='x' stepped, centered=None ran as False, ...
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1))
+    with pytest.raises(TypeError, match=key):
+        BlockOptimizer(model, base=base, lr=0.01, **{key: value})
+    opt = BlockOptimizer(model, base=base, lr=0.01)
+    opt.param_groups[0][key] = value
+    model(torch.ones(2, 3)).pow(2).mean().backward()
+    with pytest.raises(TypeError, match=key):
+        opt.step()
+
+
+@pytest.mark.parametrize("key", ["lr", "expansion_lr_scale"])
+@pytest.mark.parametrize("value", ["x", None, [0.1], 1j, np.array([0.1, 0.2])])
+def test_block_expansion_hooks_name_a_rate_of_the_wrong_type(key, value):
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 1))
+    opt = BlockOptimizer(model, base=torch.optim.SGD, lr=0.01, switch_every=1, expansion="sgd")
+    opt.param_groups[0][key] = value
+    with pytest.raises((TypeError, ValueError), match=key):
+        model(torch.ones(2, 4)).pow(2).mean().backward()
