@@ -284,8 +284,9 @@ def test_sam_add_param_group_names_params_that_are_not_tensors(params):
 
 
 _KIND_CASES = [
-    (torch.optim.SGD, "momentum", True), (torch.optim.SGD, "dampening", 1j), (torch.optim.SGD, "dampening", None),
-    (torch.optim.SGD, "weight_decay", True), (torch.optim.Adam, "eps", True), (torch.optim.ASGD, "lambd", "x"),
+    (torch.optim.SGD, "momentum", True), (torch.optim.SGD, "dampening", 1j),
+    (torch.optim.SGD, "dampening", None), (torch.optim.SGD, "weight_decay", True),
+    (torch.optim.Adam, "eps", True), (torch.optim.ASGD, "lambd", "x"),
     (torch.optim.ASGD, "t0", True), (torch.optim.Rprop, "step_sizes", np.array([1e-6, 50.0])),
     (torch.optim.Rprop, "etas", [0.5]), (torch.optim.Adam, "betas", np.array([0.9, 0.99])),
     (torch.optim.RMSprop, "centered", None)]
