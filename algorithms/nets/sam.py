@@ -768,6 +768,9 @@ class TwoLayerMSETask(Problem):
             raise ValueError(f"y must have length n = {X.shape[0]} (rows of X), got {y.shape[0]}")
         if X.shape[0] == 0:
             raise ValueError("X must have at least one row")
+        if X.shape[1] == 0:     # the solve named in_features, which the user never passed
+            raise ValueError("X must have at least one column (a feature), got shape "
+                             f"{tuple(X.shape)}")
         y = y.astype(X.dtype, copy=False)
         # copies when they share the caller's memory (a torch tensor or an array passed through): an edit
         # after construction must not change the problem

@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_seed,
     outside_inference,
 )
+from algorithms.optimizers.models import check_parameter_dtypes
 
 __all__ = ["LowRankExpansion"]
 
@@ -69,6 +70,7 @@ class LowRankExpansion(CheckedStateModule):
                              "torch sizes them")
         if linear.weight.device.type == "meta":
             raise ValueError("linear is on the meta device (no data); materialize it first")
+        check_parameter_dtypes(linear, "linear")    # a complex or float16 layer was taken and used
         for name, tensor in linear.named_parameters():     # a NaN weight made every forward NaN, in silence
             if tensor.is_floating_point() and not bool(torch.isfinite(tensor.detach()).all()):
                 raise ValueError(f"linear has NaN or inf entries in its {name}")
@@ -107,6 +109,7 @@ class LowRankExpansion(CheckedStateModule):
         into one gives NaN/inf or outputs as large, not an error."""
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument
         check_structure(self)       # e.linear / e.U replaced by another shape: torch's matmul error before
+        check_parameter_dtypes(self, "LowRankExpansion")     # .half() or complex after construction
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim == 0 or x.shape[-1] != self.in_features:

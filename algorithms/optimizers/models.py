@@ -50,6 +50,17 @@ def _check_dtype(dtype) -> torch.dtype:
     return dtype
 
 
+def check_parameter_dtypes(module: nn.Module, name: str) -> None:
+    """``module``'s parameters of a dtype its constructor takes (float32, float64, bfloat16): one converted
+    after construction (``.half()``, ``.to(torch.complex64)``) ran in float16 in silence or met torch's
+    "clamp is not supported for complex types"; refused naming the parameter and the dtype."""
+    for key, p in module.named_parameters():
+        if p.dtype not in _DTYPES:
+            raise TypeError(f"{name}'s parameter {key!r} has dtype {p.dtype} (converted after "
+                            f"construction?); it must be one of {_DTYPES}: convert the module with "
+                            ".float() or .double()")
+
+
 def _init_linear(layer: nn.Linear, generator: torch.Generator, std: float | None = None) -> None:
     std = 1.0 / math.sqrt(layer.in_features) if std is None else std
     with torch.no_grad():
@@ -133,6 +144,7 @@ class MLP(CheckedStateModule):
         or a float64 entry past 3.4e38, written into one gives NaN/inf or outputs as large, not an
         error (the package's training loops report such a run ``Diverged``)."""
         check_structure(self)
+        check_parameter_dtypes(self, "MLP")     # .half() or complex after construction
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim != 2 or x.shape[1] != self.in_features:
@@ -242,6 +254,7 @@ class Transformer(CheckedStateModule):
         error (the package's training loops report such a run ``Diverged``).
         """
         check_structure(self)
+        check_parameter_dtypes(self, "Transformer")     # .half() or complex after construction
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                             f"{type(tokens).__name__}")

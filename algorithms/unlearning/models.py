@@ -54,6 +54,10 @@ def check_model_dtype(model: torch.nn.Module, dtype: torch.dtype | None = None, 
     every result to half precision) and, when ``dtype`` is given, all of that dtype (a float32 model beside
     float64 data was cast in silence)."""
     for key, param in model.named_parameters():
+        if param.is_complex():      # LinearModel(3).to(torch.complex128) answered complex outputs in silence
+            raise TypeError(f"{name} must have float32 or float64 parameters, got {key} of dtype "
+                            f"{param.dtype} (converted after construction? convert it with .float() or "
+                            ".double())")
         if not param.is_floating_point():
             continue
         if param.dtype not in (torch.float32, torch.float64):

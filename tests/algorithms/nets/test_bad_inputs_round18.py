@@ -313,3 +313,9 @@ def test_sam_refuses_a_base_keyword_of_another_kind_than_its_default(base, key, 
     with pytest.raises(TypeError, match=key):
         opt.step(closure)
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+def test_two_layer_mse_task_refuses_x_without_columns_naming_x():
+    from algorithms.nets.sam import TwoLayerMSETask
+    with pytest.raises(ValueError, match="X must have at least one column"):
+        TwoLayerMSETask(X=np.zeros((8, 0)), y=np.zeros(8), width=4)

@@ -382,3 +382,18 @@ def test_block_expansion_hooks_name_a_rate_of_the_wrong_type(key, value):
     opt.param_groups[0][key] = value
     with pytest.raises((TypeError, ValueError), match=key):
         model(torch.ones(2, 4)).pow(2).mean().backward()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.complex64])
+def test_optimizers_models_converted_after_construction_are_refused_at_forward(dtype):
+    # red18c: .half() ran in float16 in silence; complex met torch's "clamp is not supported"
+    from algorithms.optimizers import LowRankExpansion, Transformer
+    with pytest.raises(TypeError, match="dtype"):
+        MLP(3, 1, 4, 2).to(dtype)(torch.randn(5, 3).to(dtype))
+    with pytest.raises(TypeError, match="dtype"):
+        Transformer(8, 8, 1).to(dtype)(torch.randint(0, 8, (2, 8)))
+    with pytest.raises(TypeError, match="linear"):
+        LowRankExpansion(torch.nn.Linear(3, 2).to(dtype), 1)
+    layer = LowRankExpansion(torch.nn.Linear(3, 2), 1).to(dtype)
+    with pytest.raises(TypeError, match="dtype"):
+        layer(torch.randn(2, 3).to(dtype))

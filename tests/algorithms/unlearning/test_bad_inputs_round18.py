@@ -100,3 +100,11 @@ def test_helpers_refuse_data_changed_in_place_after_construction(helper, build, 
     getattr(problem, which)[index].view(-1)[0] = value
     with pytest.raises(ValueError, match=name):
         helper(problem)
+
+
+@pytest.mark.parametrize("build", [lambda: LinearModel(3), lambda: DeepLinear(3, (2, 1)),
+                                   lambda: TwoLayerPerceptron(3, 4)])
+def test_a_model_converted_to_complex_after_construction_is_refused_at_forward(build):
+    model = build().to(torch.complex128)
+    with pytest.raises(TypeError, match="complex128"):
+        model(torch.randn(2, 3, dtype=torch.complex128))
