@@ -207,6 +207,11 @@ class SAM(torch.optim.Optimizer):
     finite: 1e308 overflowed them); ``lr`` (a base-optimizer keyword) 0 or at least 1.18e-38, at most 1e10, as
     the package's optimizers (0: no step; a subnormal lr such as 1e-39 is refused naming lr: it rounds
     every float32 step to 0);
+    the base optimizer's other keywords: of the kind of its constructor's default (a number, a bool, a
+    pair of numbers: another kind is a TypeError naming it), finite and within the working range; signs
+    and ranges only as the base's constructor checks them (torch leaves Rprop's ``step_sizes``, ASGD's
+    ``lambd``/``alpha``/``t0`` and SGD's ``dampening`` unchecked, and SAM passes them as given: a negative
+    one runs as torch's would);
     ``normalize`` (bool) whether ε is
     ``ρ g/(‖g‖ + 1e-12)`` (SAM, with the reference implementation's guard 1e-12: gradients of norm well
     below 1e-12 get a perturbation ρ g/1e-12, not of norm ρ) or ``ρ g``; with the base optimizer's

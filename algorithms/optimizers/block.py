@@ -346,7 +346,11 @@ class BlockOptimizer(torch.optim.Optimizer):
     1.18e-38) with β = lr · expansion_lr_scale <= 1e10 (the cap keeps a step finite: 1e308 overflowed
     float32 weights); ``switch_every`` an int >= 1 (past the run's length:
     the first block trains throughout); ``seed`` an int in [0, 2**64); ``order`` one of ``ORDERS``;
-    ``expansion`` one of ``EXPANSIONS``. ``lr`` and ``expansion_lr_scale`` written into ``param_groups[0]``
+    ``expansion`` one of ``EXPANSIONS``; ``base_kwargs`` of the kind of the base constructor's defaults (a
+    number, a bool, a pair of numbers: another kind is a TypeError naming it), finite and within the working
+    range, signs and ranges only as the base's constructor checks them (torch leaves Rprop's ``step_sizes``,
+    ASGD's ``lambd``/``alpha``/``t0`` and SGD's ``dampening`` unchecked: passed as given, a negative one runs
+    as torch's would). ``lr`` and ``expansion_lr_scale`` written into ``param_groups[0]``
     after construction are re-checked where they are used: by ``step()``, and with expansion ``"sgd"`` or
     ``"sign"`` by the backward hooks too (an invalid value raises ValueError naming it from
     ``loss.backward()``, before any inactive parameter moves).

@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule, remember_structure
+from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
     allocates,
     check_device,
@@ -83,6 +83,13 @@ def _draw(gen: torch.Generator, dtype: torch.dtype, *shape: int, fan_in: int) ->
 def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Tensor:
     """``X`` checked for ``model``; an inference-mode tensor used outside inference mode is cloned (torch's
     "Inference tensors cannot be saved for backward" named no argument)."""
+    # a parameter replaced (m.weight = Parameter(of another shape or an int dtype)) met torch's matmul error
+    # or blamed X's dtype: named here, by the parameter
+    check_structure(model)
+    for key, param in model.named_parameters():
+        if not param.is_floating_point():
+            raise TypeError(f"{type(model).__name__}.{key} was replaced by a {param.dtype} parameter; the "
+                            f"model's parameters are float32 or float64 (build a new model)")
     if not isinstance(X, torch.Tensor):
         raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
     if X.ndim != 2 or X.shape[1] != model.in_features:

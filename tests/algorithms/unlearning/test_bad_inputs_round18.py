@@ -108,3 +108,16 @@ def test_a_model_converted_to_complex_after_construction_is_refused_at_forward(b
     model = build().to(torch.complex128)
     with pytest.raises(TypeError, match="complex128"):
         model(torch.randn(2, 3, dtype=torch.complex128))
+
+
+@pytest.mark.parametrize("build, name, tensor, words", [
+    (lambda: LinearModel(3), "weight", torch.zeros(4, 2, dtype=torch.float64), "weight"),
+    (lambda: LinearModel(3), "weight", torch.zeros(1, 3, dtype=torch.int64), "weight"),
+    (lambda: TwoLayerPerceptron(3, 4), "A", torch.zeros(4, 3, dtype=torch.float32), "dtype"),
+    (lambda: DeepLinear(3, (2, 1)), "c", torch.zeros(5, dtype=torch.float64), "c")])
+def test_a_parameter_replaced_after_construction_is_refused_at_forward_naming_it(build, name, tensor, words):
+    # red18c: torch's "mat1 and mat2 shapes cannot be multiplied", or X blamed for the parameter's dtype
+    model = build()
+    setattr(model, name, torch.nn.Parameter(tensor, requires_grad=tensor.is_floating_point()))
+    with pytest.raises((TypeError, ValueError), match=words):
+        model(torch.randn(2, 3, dtype=torch.float64))
