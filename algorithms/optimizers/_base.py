@@ -226,8 +226,13 @@ def check_keyword_kinds(cls: Any, keywords: dict[str, Any], where: str = "") -> 
                 raise TypeError(f"{where}{key} must be a real number ({cls.__name__} takes a number), got "
                                 f"{type(value).__name__} {value!r:.40}")
         elif isinstance(default, tuple) and default and all(isinstance(d, numbers.Real) for d in default):
-            if not (isinstance(value, tuple | list) and len(value) == len(default)
-                    and all(_is_real(v) for v in value)):
+            if isinstance(value, tuple | list) and len(value) != len(default):
+                if key in PAIR_KEYWORDS:    # check_real_keywords's words for betas
+                    raise ValueError(f"{where}{key} must be a pair (β₁, β₂), got {len(value)} values: "
+                                     f"{value!r:.60}")
+                raise ValueError(f"{where}{key} must hold {len(default)} real numbers (as {cls.__name__}'s "
+                                 f"default {default}), got {len(value)} values: {value!r:.60}")
+            if not (isinstance(value, tuple | list) and all(_is_real(v) for v in value)):
                 raise TypeError(f"{where}{key} must be a tuple of {len(default)} real numbers (as "
                                 f"{cls.__name__}'s default {default}), got {type(value).__name__} "
                                 f"{value!r:.60}")

@@ -288,7 +288,7 @@ _KIND_CASES = [
     (torch.optim.SGD, "dampening", None), (torch.optim.SGD, "weight_decay", True),
     (torch.optim.Adam, "eps", True), (torch.optim.ASGD, "lambd", "x"),
     (torch.optim.ASGD, "t0", True), (torch.optim.Rprop, "step_sizes", np.array([1e-6, 50.0])),
-    (torch.optim.Rprop, "etas", [0.5]), (torch.optim.Adam, "betas", np.array([0.9, 0.99])),
+    (torch.optim.Rprop, "etas", ["x", 0.5]), (torch.optim.Adam, "betas", np.array([0.9, 0.99])),
     (torch.optim.RMSprop, "centered", None)]
 
 
@@ -319,3 +319,8 @@ def test_two_layer_mse_task_refuses_x_without_columns_naming_x():
     from algorithms.nets.sam import TwoLayerMSETask
     with pytest.raises(ValueError, match="X must have at least one column"):
         TwoLayerMSETask(X=np.zeros((8, 0)), y=np.zeros(8), width=4)
+
+
+def test_sam_names_a_pair_keyword_of_another_length():
+    with pytest.raises(ValueError, match="etas must hold 2 real numbers"):   # torch's bare IndexError before
+        SAM(torch.nn.Linear(3, 1).parameters(), torch.optim.Rprop, lr=0.1, etas=[0.5])
