@@ -407,6 +407,9 @@ class GaussianScore(ScoreModel):
                     not value.is_floating_point():
                 raise TypeError(f"{name} must be a floating tensor of shape {tuple(old.shape)}, got "
                                 f"{type(value).__name__} {tuple(getattr(value, 'shape', ()))}")
+            if value.dtype != old.dtype:   # a float32 var beside a float64 mean was taken, rounded in silence
+                raise TypeError(f"{name} must have the model's dtype {old.dtype} (convert the whole model "
+                                f"with .float() or .double()), got {value.dtype}")
             data = value.detach()
             if data.device.type == "meta" or not bool(torch.isfinite(data).all()) or (
                     name == "var" and not bool((data > 0).all())):

@@ -187,3 +187,13 @@ def test_score_mlp_int_parameter_swapped_in_refused(key):
     setattr(module, leaf, torch.nn.Parameter(torch.zeros(old.shape, dtype=torch.int64), requires_grad=False))
     with pytest.raises(TypeError, match=f"ScoreMLP's parameter '{key}' has dtype torch.int64"):
         model(torch.tensor([[0.1, 0.2, 0.5]], dtype=torch.float64))
+
+
+@pytest.mark.parametrize("name", ["mean", "var"])
+def test_gaussian_score_buffer_of_another_dtype_refused(name):
+    # a float32 var assigned beside the float64 mean was taken and rounded in silence
+    model = _model()
+    with pytest.raises(TypeError, match=f"{name} must have the model's dtype torch.float64"):
+        setattr(model, name, getattr(model, name).float())
+    model.double()   # a whole-model conversion stays allowed
+    assert model.var.dtype == torch.float64
