@@ -43,6 +43,7 @@ H. Guo et al. DesignX. NeurIPS 2025, arXiv:2505.17866 (Section 3.1, Appendix A, 
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Sequence
 
 import numpy as np
@@ -135,6 +136,8 @@ CONFIG_SPACE["ga.polynomial"] = (("eta", 5.0, 100.0, 20.0, "lin"),)
 CONFIG_SPACE["pso.inertia"] = (("w", 0.2, 1.0, 0.7, "lin"), ("c1", 0.0, 2.5, 1.5, "lin"),
                                ("c2", 0.0, 2.5, 1.5, "lin"))
 CONFIG_SPACE["es.sep_cmaes"] = (("mu_ratio", 0.1, 0.5, 0.5, "lin"),)
+#: read-only once built (an edit widened every later run's ranges in silence)
+CONFIG_SPACE = types.MappingProxyType(CONFIG_SPACE)
 
 
 class InvalidWorkflowError(ValueError):

@@ -18,7 +18,8 @@ gradients of such functions are in :mod:`algorithms.nets.functional`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -45,13 +46,14 @@ __all__ = ["ACTIVATIONS", "TwoLayerReLU"]
 #: slope of ``leaky_relu`` on the negative half-line
 LEAKY_SLOPE = 0.1
 
-#: the piecewise analytic activations every network of the package offers
-ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+#: the piecewise analytic activations every network of the package offers (read-only: an edit of a
+#: module-level registry changed every later model's forward in silence)
+ACTIVATIONS: Mapping[str, Callable[[torch.Tensor], torch.Tensor]] = types.MappingProxyType({
     "relu": torch.relu,
     "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, LEAKY_SLOPE),
     "tanh": torch.tanh,
     "sigmoid": torch.sigmoid,
-}
+})
 
 Params = dict[str, torch.Tensor]
 

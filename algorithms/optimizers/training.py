@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import types
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -54,14 +55,15 @@ from algorithms.optimizers.tasks import MarkovLanguageTask
 
 __all__ = ["OPTIMIZERS", "OptimizerTraining", "TrainingProblem"]
 
-#: optimizer name -> (class, the scaling rule its learning rates follow)
-OPTIMIZERS = {
+#: optimizer name -> (class, the scaling rule its learning rates follow); read-only (an edit changed every
+#: later OptimizerTraining run in silence)
+OPTIMIZERS = types.MappingProxyType({
     "adamw": (torch.optim.AdamW, "adamw"),
     "muon": (Muon, "muon"),
     "shampoo": (Shampoo, "shampoo"),
     "grafted_shampoo": (Shampoo, "grafted_shampoo"),
     "soap": (SOAP, "soap"),
-}
+})
 
 
 @dataclass(frozen=True)

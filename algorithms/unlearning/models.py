@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -67,13 +68,14 @@ def check_model_dtype(model: torch.nn.Module, dtype: torch.dtype | None = None, 
             raise TypeError(f"{name} must have the data's dtype {dtype}, got {key} of dtype {param.dtype} "
                             f"(convert the model or the data)")
 
-#: activations of :class:`TwoLayerPerceptron` (Theorem 5 holds for any activation)
-ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+#: activations of :class:`TwoLayerPerceptron` (Theorem 5 holds for any activation); read-only, as every
+#: module-level registry of the package
+ACTIVATIONS: Mapping[str, Callable[[torch.Tensor], torch.Tensor]] = types.MappingProxyType({
     "relu": torch.relu,
     "tanh": torch.tanh,
     "sigmoid": torch.sigmoid,
     "silu": torch.nn.functional.silu,
-}
+})
 
 
 def _draw(gen: torch.Generator, dtype: torch.dtype, *shape: int, fan_in: int) -> torch.nn.Parameter:
