@@ -104,7 +104,8 @@ def test_a_hand_edited_checkpoint_is_refused_naming_the_checkpoint(edit, tmp_pat
     torch.save(state, bad)
     problem = BlackBoxProblem(lambda x: float(x @ x), ([-1.0, -1.0], [1.0, 1.0]), 100)
     # round 18: load_agents names the entry (sizes) of the checkpoint it refuses
-    with pytest.raises(ValueError, match=r"^checkpoint '.*edited.pt'( does not hold valid agents|'s sizes must be)"):
+    refusal = r"^checkpoint '.*edited.pt'( does not hold valid agents|'s sizes must be)"
+    with pytest.raises(ValueError, match=refusal):
         solve(problem, DesignX(checkpoint=str(bad)), maxiters=2, seed=0)
 
 
