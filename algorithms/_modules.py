@@ -18,21 +18,19 @@ class CheckedStateModule(nn.Module):
     (strict) missing or unexpected keys, each by name: torch loads NaN as it is and half loads a state
     dict whose later entry it then refuses.
 
-    A subclass lists in ``_FIXED`` the attributes its parameters were built for (sizes, the seed, the
-    activation): assigning another value after construction is refused by :func:`refuse_reassignment`
+    A subclass that calls :func:`fix_attributes` last in its ``__init__`` refuses, from then on, a public name
+    it does not have (:func:`refuse_unknown_module_attribute`; ``net.in_featuress = 5`` was stored and
+    ignored). A subclass lists in ``_FIXED`` the attributes its parameters were built for (sizes, the seed,
+    the activation): assigning another value after construction is refused by :func:`refuse_reassignment`
     (``net.width = 16`` gave wrong scaled learning rates, ``vocab_size = 20`` an IndexError inside
     torch, in silence or naming nothing)."""
 
     _FIXED: tuple[str, ...] = ()
-    #: once built (:func:`remember_structure` ran), refuse a public name the module does not have
-    #: (``net.in_featuress = 5`` was stored and ignored); submodules are left to torch
-    _REFUSE_UNKNOWN: bool = False
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._FIXED:
             refuse_reassignment(self, name, value, self._FIXED)
-        if self._REFUSE_UNKNOWN and "_built_shapes" in self.__dict__ and not isinstance(value, nn.Module):
-            refuse_unknown_attribute(self, name, (*self._parameters, *self._buffers, *self._modules))
+        refuse_unknown_module_attribute(self, name, value)  # once the subclass called fix_attributes
         super().__setattr__(name, value)
 
     def load_state_dict(self, state_dict: Any, strict: Any = True, assign: Any = False):

@@ -45,7 +45,6 @@ from algorithms._modules import (
     check_structure,
     fix_attributes,
     refuse_reassignment,
-    refuse_unknown_module_attribute,
     remember_structure,
 )
 from algorithms._validation import (
@@ -198,7 +197,6 @@ class _Agent(CheckedStateModule):
 
     def __setattr__(self, name: str, value: Any) -> None:
         refuse_reassignment(self, name, value, ("hidden",))
-        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
 

@@ -37,7 +37,6 @@ from algorithms._modules import (
     check_structure,
     fix_attributes,
     refuse_reassignment,
-    refuse_unknown_module_attribute,
     remember_structure,
 )
 from algorithms._validation import (
@@ -266,7 +265,6 @@ class ScoreModel(CheckedStateModule):
         if name == "schedule" and not isinstance(value, VPSchedule):
             raise TypeError(f"schedule must be a VPSchedule, got {type(value).__name__}")
         refuse_reassignment(self, name, value, ("in_features", "out_features", "n", "hidden"))
-        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:

@@ -41,7 +41,6 @@ from algorithms._modules import (
     check_parameter_values,
     check_structure,
     fix_attributes,
-    refuse_unknown_module_attribute,
     remember_structure,
 )
 from algorithms._validation import (
@@ -79,7 +78,6 @@ class ScoreNet(CheckedStateModule):
     _FIXED = ("in_features", "out_features")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        refuse_unknown_module_attribute(self, name, value)  # net.hiden = 16 was stored and ignored
         super().__setattr__(name, value)
 
     @allocates("in_features", "hidden", "out_features")

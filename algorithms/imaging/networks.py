@@ -25,7 +25,6 @@ from algorithms._modules import (
     CheckedStateModule,
     fix_attributes,
     refuse_reassignment,
-    refuse_unknown_module_attribute,
 )
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
@@ -162,7 +161,6 @@ class NullSpaceNet(CheckedStateModule):
                                                 "channels", "depth", "seed"))
         if name == "scale" and "scale" in self.__dict__:
             value = check_positive("scale", value)
-        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
@@ -223,7 +221,6 @@ class ResidualDenoiser(CheckedStateModule):
     def __setattr__(self, name: str, value) -> None:
         # d.depth = 9 after construction was stored as a new attribute, the network unchanged
         refuse_reassignment(self, name, value, ("channels", "depth", "seed"))
-        refuse_unknown_module_attribute(self, name, value)
         super().__setattr__(name, value)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

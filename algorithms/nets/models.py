@@ -34,7 +34,13 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule, check_structure, refuse_reassignment, remember_structure
+from algorithms._modules import (
+    CheckedStateModule,
+    check_structure,
+    fix_attributes,
+    refuse_reassignment,
+    remember_structure,
+)
 from algorithms._validation import (
     allocates,
     check_finite_data,
@@ -111,7 +117,6 @@ class Activation(torch.nn.Module):
 class _Network(CheckedStateModule):
     """What the three models share: seeded Gaussian parameters, input checks, the activation."""
 
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
 
     #: per-sample input shape, set by each model
     input_shape: tuple[int, ...]
@@ -222,6 +227,7 @@ class MLP(_Network):
             if bias:
                 setattr(self, f"b{layer}", draw(fan_out, fan_in=fan_in))
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
@@ -289,6 +295,7 @@ class CNN(_Network):
         self.W = draw(self.out_features, fan_lin, fan_in=fan_lin)
         self.b = draw(self.out_features, fan_in=fan_lin)
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
@@ -344,6 +351,7 @@ class SoftmaxAttention(_Network):
         self.Wo = draw(self.out_features, dim, fan_in=dim)
         self.bo = draw(self.out_features, fan_in=dim)
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule, check_structure, remember_structure
+from algorithms._modules import CheckedStateModule, check_structure, fix_attributes, remember_structure
 from algorithms._validation import (
     WORKING_MAX,
     allocates,
@@ -111,7 +111,6 @@ class TwoLayerReLU(CheckedStateModule):
     True
     """
 
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
 
     _FIXED = ("in_features", "width", "out_features", "hidden_bias", "output_bias", "activation", "seed",
               "init_scale")
@@ -152,6 +151,7 @@ class TwoLayerReLU(CheckedStateModule):
         self.v = normal(self.out_features, self.width, fan_in=self.width)
         self.c = torch.nn.Parameter(torch.zeros(self.out_features, dtype=dtype)) if self.output_bias else None
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, width={self.width}, out_features={self.out_features}, "

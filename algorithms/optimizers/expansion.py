@@ -31,7 +31,7 @@ import math
 
 import torch
 
-from algorithms._modules import CheckedStateModule, check_structure, remember_structure
+from algorithms._modules import CheckedStateModule, check_structure, fix_attributes, remember_structure
 from algorithms._validation import (
     allocates,
     check_bool,
@@ -55,7 +55,6 @@ class LowRankExpansion(CheckedStateModule):
     parameters (the inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
     """
 
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
 
     _FIXED = ("in_features", "out_features", "rank")
 
@@ -94,6 +93,7 @@ class LowRankExpansion(CheckedStateModule):
             for p in linear.parameters():
                 p.requires_grad_(False)
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def merged_weight(self) -> torch.Tensor:
         """W + U V, the corrected weight (shape (out_features, in_features))."""

@@ -25,7 +25,7 @@ import math
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, check_structure, remember_structure
+from algorithms._modules import CheckedStateModule, check_structure, fix_attributes, remember_structure
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
@@ -105,7 +105,6 @@ class MLP(CheckedStateModule):
     'hidden'
     """
 
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
 
     _FIXED = ("in_features", "out_features", "width", "depth", "seed", "residual_multiplier")
 
@@ -134,6 +133,7 @@ class MLP(CheckedStateModule):
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out_features) for ``x`` a finite tensor (n, in_features) of the model's dtype and
@@ -203,7 +203,6 @@ class Transformer(CheckedStateModule):
     torch.Size([3, 8, 11])
     """
 
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later was stored and ignored
 
     _FIXED = ("vocab_size", "in_features", "out_features", "width", "depth", "n_heads", "context", "seed",
               "residual_multiplier")
@@ -246,6 +245,7 @@ class Transformer(CheckedStateModule):
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
         remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits (n, T, vocab_size) for ``tokens`` an integer tensor (n, T) of ids in [0, vocab_size), 1 <=

@@ -75,7 +75,6 @@ from algorithms._modules import (
     check_parameter_values,
     check_structure,
     fix_attributes,
-    refuse_unknown_module_attribute,
     remember_structure,
 )
 from algorithms._validation import (
@@ -254,7 +253,6 @@ class RoutingGFlowNet(CheckedStateModule):
     _FIXED = ("problem", "hidden", "layers")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        refuse_unknown_module_attribute(self, name, value)  # net.hiden = 16 was stored and ignored
         super().__setattr__(name, value)
 
     @allocates("hidden", "layers")

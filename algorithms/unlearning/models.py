@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule, check_structure, remember_structure
+from algorithms._modules import CheckedStateModule, check_structure, fix_attributes, remember_structure
 from algorithms._validation import (
     allocates,
     check_device,
@@ -133,7 +133,6 @@ class LinearModel(CheckedStateModule):
 
     #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
     #: met torch's matmul shape error)
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later (m.in_featuress = 5) was stored and ignored
     _FIXED = ("in_features", "out_features", "seed")
 
     @allocates("in_features", "out_features")
@@ -149,7 +148,8 @@ class LinearModel(CheckedStateModule):
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
         self.weight = _draw(gen, dtype, self.out_features, self.in_features, fan_in=self.in_features)
-        remember_structure(self)   # from here on an unknown public attribute is refused
+        remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
@@ -173,7 +173,6 @@ class DeepLinear(CheckedStateModule):
 
     #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
     #: met torch's matmul shape error)
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later (m.in_featuress = 5) was stored and ignored
     _FIXED = ("in_features", "widths", "seed", "out_features")
 
     out_features = 1
@@ -196,7 +195,8 @@ class DeepLinear(CheckedStateModule):
         for layer in range(1, len(sizes)):
             setattr(self, f"A{layer}", _draw(gen, dtype, sizes[layer], sizes[layer - 1],
                                              fan_in=sizes[layer - 1]))
-        remember_structure(self)   # from here on an unknown public attribute is refused
+        remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     @property
     def depth(self) -> int:
@@ -226,7 +226,6 @@ class TwoLayerPerceptron(CheckedStateModule):
 
     #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
     #: met torch's matmul shape error)
-    _REFUSE_UNKNOWN = True      # a misspelt attribute set later (m.in_featuress = 5) was stored and ignored
     _FIXED = ("in_features", "width", "activation", "seed", "out_features")
 
     out_features = 1
@@ -247,7 +246,8 @@ class TwoLayerPerceptron(CheckedStateModule):
         gen = torch.Generator().manual_seed(self.seed)
         self.c = _draw(gen, dtype, self.width, fan_in=self.width)
         self.A = _draw(gen, dtype, self.width, self.in_features, fan_in=self.in_features)
-        remember_structure(self)   # from here on an unknown public attribute is refused
+        remember_structure(self)
+        fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def features(self, X: torch.Tensor) -> torch.Tensor:
         """The hidden representation φ(A x) of each row of ``X``, shape (n, width)."""
