@@ -607,6 +607,17 @@ def refuse_unknown_attribute(obj: Any, name: str, known: Any) -> None:
                                 f"ignored); its settable parameters are {sorted(known)}")
 
 
+def same_setting(saved: Any, own: Any) -> bool:
+    """A hyperparameter saved in a checkpoint (a resumed training's optimizer group) equal to the training's
+    own: tuples and lists alike, bools/None/strings by type and value, numbers by value (NaN never)."""
+    if isinstance(own, tuple | list):
+        return isinstance(saved, tuple | list) and len(saved) == len(own) and all(
+            same_setting(a, b) for a, b in zip(saved, own, strict=True))
+    if isinstance(own, bool) or own is None or isinstance(own, str):
+        return type(saved) is type(own) and saved == own
+    return isinstance(saved, int | float) and not isinstance(saved, bool) and saved == own
+
+
 def check_choice(name: str, value: Any, choices) -> Any:
     if not is_choice(value, choices):
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")

@@ -85,3 +85,36 @@ def assert_every_callable_covered(modules: Iterable[ModuleType], cases: Iterable
     assert not missing, f"public callables without a bad-input case or an exemption: {missing}"
     empty = [name for name, why in exempt.items() if not why.strip()]
     assert not empty, f"exemptions need a reason: {empty}"
+
+
+def assert_misspelt_attribute_refused(make: Callable[[], Any], name: str, value: Any) -> None:
+    """``make()``'s object refuses ``name`` (a name it does not take) set after construction, by name, and
+    stores nothing (README: UnknownAttributeError instead of a value stored and ignored)."""
+    import pytest
+
+    from algorithms._validation import UnknownAttributeError
+
+    obj = make()
+    with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{name}'"):
+        setattr(obj, name, value)
+    assert name not in vars(obj)
+
+
+def stepped_once(optimizer_of: Callable[[Any], Any]) -> tuple[Any, Any, Callable[[], Any]]:
+    """A seeded two-layer model, ``optimizer_of(model)`` over it, and a closure (a quadratic loss on 5 seeded
+    inputs) that stepped it once: ``(model, optimizer, closure)``, for tests of state changed after a step."""
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    optimizer = optimizer_of(model)
+    x = torch.randn(5, 3)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = model(x).square().sum()
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    return model, optimizer, closure

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_count, check_positive, check_seed
+from algorithms._validation import check_bool, check_count, check_positive, check_seed, same_setting
 
 __all__ = ["TRAIN_DIMS", "TRAIN_INSTANCES", "main", "train"]
 
@@ -313,7 +313,7 @@ def _check_resume_state(path: str, st: Any, optimizers: dict[str, torch.optim.Op
                 refuse(f"{name}['param_groups'][{i}]", f"keys {sorted(mine)} expected, got "
                        f"{sorted(map(str, group)) if isinstance(group, dict) else type(group).__name__}")
             for key, value in mine.items():
-                if not _same_setting(group[key], value):
+                if not same_setting(group[key], value):
                     refuse(f"{name}['param_groups'][{i}][{key!r}]", f"train's Adam uses {value!r}, got "
                            f"{group[key]!r}")
         shapes = [tuple(p.shape) for group in optimizer.param_groups for p in group["params"]]
@@ -344,16 +344,6 @@ def _check_resume_state(path: str, st: Any, optimizers: dict[str, torch.optim.Op
                             f"{type(st['torch_gen']).__name__}")
     if not isinstance(st["rng"], dict):
         refuse("rng", f"a numpy bit generator state (dict) expected, got {type(st['rng']).__name__}")
-
-
-def _same_setting(saved: Any, own: Any) -> bool:
-    """A saved optimizer hyperparameter equal to train's own (tuples and lists alike, NaN never)."""
-    if isinstance(own, tuple | list):
-        return isinstance(saved, tuple | list) and len(saved) == len(own) and all(
-            _same_setting(a, b) for a, b in zip(saved, own, strict=True))
-    if isinstance(own, bool) or own is None or isinstance(own, str):
-        return type(saved) is type(own) and saved == own
-    return isinstance(saved, int | float) and not isinstance(saved, bool) and saved == own
 
 
 def _final_gain(ep, optimum: float) -> float:

@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    same_setting,
 )
 from algorithms.routing.gflownet import (
     LOSSES,
@@ -216,7 +217,7 @@ def _check_resume_state(out: str, state: dict[str, Any], meta: dict[str, Any],
             if key == "params":
                 if list(group[key]) != list(value):
                     refuse(f"optimizer['param_groups'][{i}]['params']", "another model's parameter ids")
-            elif not _same_setting(group[key], value):
+            elif not same_setting(group[key], value):
                 refuse(f"optimizer['param_groups'][{i}][{key!r}]",
                        f"train's AdamW uses {value!r} for the given settings, got {group[key]!r}")
     params = dict(enumerate(p for group in optimizer.param_groups for p in group["params"]))
@@ -243,16 +244,6 @@ def _check_resume_state(out: str, state: dict[str, Any], meta: dict[str, Any],
     if not isinstance(history, list) or not all(
             isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in history):
         refuse("history", "a list of finite numbers (the training costs) expected")
-
-
-def _same_setting(saved: Any, own: Any) -> bool:
-    """A saved optimizer hyperparameter equal to train's own (tuples and lists alike, NaN never)."""
-    if isinstance(own, tuple | list):
-        return isinstance(saved, tuple | list) and len(saved) == len(own) and all(
-            _same_setting(a, b) for a, b in zip(saved, own, strict=True))
-    if isinstance(own, bool) or own is None or isinstance(own, str):
-        return type(saved) is type(own) and saved == own
-    return isinstance(saved, int | float) and not isinstance(saved, bool) and saved == own
 
 
 def train(

@@ -5,22 +5,11 @@ import pytest
 import torch
 
 from algorithms.nets import SAM
+from tests.bad_inputs import stepped_once
 
 
 def _stepped(base=torch.optim.SGD, **kwargs):
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
-    optimizer = SAM(model.parameters(), base, lr=0.1, rho=0.05, **kwargs)
-    x = torch.randn(5, 3)
-
-    def closure():
-        optimizer.zero_grad()
-        loss = model(x).square().sum()
-        loss.backward()
-        return loss
-
-    optimizer.step(closure)
-    return model, optimizer, closure
+    return stepped_once(lambda model: SAM(model.parameters(), base, lr=0.1, rho=0.05, **kwargs))
 
 
 ADAM = torch.optim.Adam

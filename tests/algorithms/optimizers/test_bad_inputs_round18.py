@@ -74,20 +74,12 @@ def test_str_labels_and_a_state_reset_still_work(cls):
 
 def _block_stepped():
     from algorithms.optimizers import BlockOptimizer
+    from tests.bad_inputs import stepped_once
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
-    optimizer = BlockOptimizer(model.named_parameters(), base=torch.optim.AdamW, lr=0.01, switch_every=100)
-    x = torch.randn(5, 3)
+    def optimizer_of(model):
+        return BlockOptimizer(model.named_parameters(), base=torch.optim.AdamW, lr=0.01, switch_every=100)
 
-    def closure():
-        optimizer.zero_grad()
-        loss = model(x).square().sum()
-        loss.backward()
-        return loss
-
-    optimizer.step(closure)
-    return model, optimizer, closure
+    return stepped_once(optimizer_of)
 
 
 @pytest.mark.parametrize("key, value", [("betas", (2.0, 0.9)), ("lr", float("nan")), ("lrr", 0.5),
