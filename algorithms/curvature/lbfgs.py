@@ -42,6 +42,14 @@ MAX_MEMORY = 10**6
 RESTARTS = 3
 
 
+class _NonFiniteValue(Exception):
+    """f or ∇f non-finite at a finite point: the run diverged (scipy, handed NaN, ended Stalled at x0)."""
+
+    def __init__(self, x: np.ndarray) -> None:
+        super().__init__()
+        self.x = x
+
+
 @dataclass(frozen=True)
 class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``): an int in [1, 10**6]
@@ -63,6 +71,8 @@ class LBFGS(Algorithm):
     gradient test asks for a decrease below f's rounding (f* unknown with f's minimum far from 0, e.g.
     ``lp_regression`` on data not fitted exactly, at the default tol = 1e-10) a run can end ``Stalled``
     (scipy's ABNORMAL) short of the tolerance; the gradient-only methods (GradientDescent, LCD1) reach it.
+    A NaN or inf ``f`` or ``grad`` at a finite point scipy asks for ends the run ``Diverged`` there, as in
+    every method of the family (it is not handed to scipy).
     """
 
     memory: int = 10
@@ -96,7 +106,7 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         return Solution(x=problem.x0.copy(), value=problem.f0,
                         retcode=RetCode.MaxIters if maxiters == 0 else RetCode.Terminated, stats=stats,
                         trace=monitor.trace)
-    state = {"k": 0, "terminated": False}
+    state = {"k": 0, "terminated": False, "f_calls": 0, "grad_calls": 0}
     values: dict[bytes, float] = {}  # f at the last points evaluated (scipy reports f in its own units)
 
     def attempt(start: np.ndarray, length: float, unit: float, iterations: int):
@@ -126,6 +136,9 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
             if not np.all(np.isfinite(x)):
                 return math.nan
             values[x.tobytes()] = value = problem.value(x)
+            state["f_calls"] += 1
+            if not math.isfinite(value):  # the user's f went NaN/inf mid-run: scipy was handed it unchecked
+                raise _NonFiniteValue(x)
             if len(values) > 8:  # the last few points suffice (scipy reports one it just evaluated)
                 values.pop(next(iter(values)))
             return value / unit
@@ -134,7 +147,11 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
             x = point(y)
             if not np.all(np.isfinite(x)):
                 return np.full(x.shape, math.nan)
-            return problem.gradient(x) if identity else problem.gradient(x) * (length / unit)
+            g = problem.gradient(x)
+            state["grad_calls"] += 1
+            if not np.all(np.isfinite(g)):  # went to scipy unchecked: Stalled at x0 (heldout19)
+                raise _NonFiniteValue(x)
+            return g if identity else g * (length / unit)
 
         # scipy's gtol bounds the largest entry of the gradient, ours its 2-norm: gtol/√d implies it (a stop
         # at max|g| <= grad_tol with ‖g‖ above it ended Stalled, and a restart stopped at once)
@@ -177,6 +194,10 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
             result, x, fx = again, x_again, f_again
             if not moved:
                 break
+    except _NonFiniteValue as stop:  # Diverged, as every method of the family on a NaN f or ∇f
+        stats.iterations, stats.f_calls, stats.grad_calls = state["k"], state["f_calls"], state["grad_calls"]
+        return Solution(x=stop.x.astype(problem.dtype), value=math.nan, retcode=RetCode.Diverged, stats=stats,
+                        trace=monitor.trace)
     finally:
         monitor.close()
     g_end = problem.gradient(x) if np.all(np.isfinite(x)) else None

@@ -142,7 +142,8 @@ class CurvatureProblem(Problem):
         finite ``L_C``. Narrower only where ``curvature(x0)`` = 0 (then a bound alone sets ∇f's rounding
         level at x0): there ``min(L, L_C)`` must be at most ‖∇f(x0)‖ / (16 eps ‖x0‖) (eps: x0's dtype's),
         else the larger is refused by name (no stopping test could tell x0 from a minimizer).
-    x0 : the starting point; its dtype (float32 or float64) is kept by every solver.
+    x0 : the starting point; its dtype (float32 or float64) is kept by every solver. ``f(x0)`` must be a
+        finite real at most 3.4e38 in magnitude (the working range), else refused naming f(x0).
     f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
         ``f(x0)``. The gap test f − f* <= tol·S runs only where f's rounding, 16 eps max(|f|, |f*|), is below
         tol·S; beyond (an offset f = g + 1e10: f(x0) − f* ≪ |f*|) the gradient test decides, and the methods
@@ -975,7 +976,9 @@ def _planted_solution(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
 def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = Σᵢ (aᵢᵀx − bᵢ)² as a sum of squares of the absolutely convex |aᵢᵀx − bᵢ|.
 
-    ``A`` is a finite (n, d) matrix with a nonzero entry and ``b`` a finite vector of length n. ``x0`` is
+    ``A`` is a finite (n, d) matrix with a nonzero entry whose derived smoothness constant L = 2‖A‖₂²
+    lies in the working range [1.18e-38, 3.4e38] (‖A‖₂ in about [7.7e-20, 1.3e19]: a smaller A, such as
+    1e-30 times a unit one, is refused naming A and b), and ``b`` a finite vector of length n. ``x0`` is
     the start (a finite vector of length d; None: zeros, float32 when ``A`` and ``b`` both are, else
     float64; the problem keeps ``x0``'s dtype).
 
@@ -1011,8 +1014,10 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
 def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖₂² as φ(x)² with the absolutely convex φ(x) = ‖Ax − b‖₂.
 
-    ``x0`` is the start (a finite vector of length d; None: zeros, float32 when ``A`` and ``b`` both
-    are, else float64; the problem keeps ``x0``'s dtype).
+    ``A`` is a finite (n, d) matrix with L = L_C = 2‖A‖₂² in the working range [1.18e-38, 3.4e38] (‖A‖₂
+    in about [7.7e-20, 1.3e19]; else refused naming A and b), ``b`` a finite vector of length n. ``x0`` is
+    the start (a finite vector of length d; None: zeros, float32 when ``A`` and ``b`` both are, else
+    float64; the problem keeps ``x0``'s dtype).
 
     ∇φ = Aᵀr/‖r‖ (r = Ax − b), so C(y) = 2Aᵀrrᵀ A/‖r‖² (rank one; 0 where r = 0) and,
     since the Hessian is 2AᵀA ⪯ C(y) + 2‖A‖₂² I, L_C = 2‖A‖₂² (the sup over y of
@@ -1432,7 +1437,9 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
 def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -> CurvatureProblem:
     """f(x) = Σᵢ max(0, 1 − bᵢaᵢᵀx)² (labels bᵢ ∈ {−1, +1}) with C ≡ 0 and L_C = 2‖A‖₂².
 
-    ``b`` holds the labels, each −1 or +1, one per row of ``A``. ``x0`` is the start (a finite vector of
+    ``A`` is a finite (n, d) matrix with L = L_C = 2‖A‖₂² in the working range [1.18e-38, 3.4e38] (‖A‖₂
+    in about [7.7e-20, 1.3e19]; else refused naming A and b). ``b`` holds the labels, each −1 or +1, one
+    per row of ``A``. ``x0`` is the start (a finite vector of
     length d; None: zeros, float32 when ``A`` and ``b`` both are, else float64; the problem keeps
     ``x0``'s dtype).
 

@@ -85,3 +85,20 @@ def test_scorenet_weight_written_in_place_is_refused_by_name(value, words, where
         net.get_parameter(where).view(-1)[0] = value
     with pytest.raises(ValueError, match=rf"ScoreNet\.{where}.*{words}"):
         net(torch.zeros(2, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("mu_g", [1e-30, 1e-7], ids=["past_int64", "past_1e6"])
+@pytest.mark.parametrize("algorithm", ["AdaBiO", "StocBiO"])
+@pytest.mark.parametrize("maxiters", [20, None])
+def test_theorem_series_length_past_its_cap_is_refused_naming_mu_g(mu_g, algorithm, maxiters):
+    # heldout19 reported BilevelProblem(mu_g=1e-30, l_g1=1) run to MaxIters; that run had neumann_terms=5 (a
+    # late-bound label in its harness): every path to Theorem 4.2's length (neumann_terms=None) refuses it
+    import dataclasses
+
+    import algorithms.hierarchical as H
+    from algorithms import solve
+    problem = dataclasses.replace(H.quadratic_bilevel(), mu_g=mu_g, l_g1=1.0)
+    with pytest.raises(ValueError, match=r"mu_g"):
+        solve(problem, getattr(H, algorithm)(neumann_terms=None), maxiters=maxiters, seed=0)
+    explicit = solve(problem, getattr(H, algorithm)(neumann_terms=5), maxiters=3, seed=0)
+    assert explicit.stats.iterations == 3  # an explicit length needs no theorem length (documented)
