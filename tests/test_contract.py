@@ -14,6 +14,7 @@ import dataclasses
 import importlib
 import pickle
 import random
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -219,6 +220,19 @@ def test_solve_inside_a_no_grad_context(make):
         np.testing.assert_array_equal(np.asarray(sol.x), np.asarray(reference.x), err_msg=context.__name__)
 
 
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_callback_true_at_maxiters_zero_changes_nothing(make):
+    """maxiters = 0: the run is over at its one final record, so a callback's True then keeps the run's own
+    retcode (core's rule): GradientDescentTraining and GradientFlow recorded t = 0 first and ended
+    Terminated (heldout19)."""
+    problem, algorithm = make(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # maxiters had no effect on an exact method: its own warning
+        reference = solve(problem, algorithm, seed=3, maxiters=0)
+        sol = solve(problem, algorithm, seed=3, maxiters=0, callback=lambda record: True)
+    assert sol.retcode is reference.retcode, (sol.retcode, reference.retcode)
 
 
 @pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])

@@ -399,13 +399,13 @@ class TwoLayerTraining(Problem):
             raise TypeError(f"theta must be a torch tensor of shape ({self.n_params},), got {got}")
         check_finite_data("theta", theta)
         _, forward = flat_forward(self._template)
-        out = forward(theta, torch.as_tensor(self.X, dtype=theta.dtype))
+        out = forward(theta, torch.tensor(self.X, dtype=theta.dtype))
         if self.loss in BINARY_LOSSES:
-            margin = torch.as_tensor(self.signs, dtype=theta.dtype) * out[:, 0]
+            margin = torch.tensor(self.signs, dtype=theta.dtype) * out[:, 0]
             if self.loss == "exponential":
                 return torch.exp(-margin).mean()
             return torch.nn.functional.softplus(-margin).mean()
-        return torch.nn.functional.cross_entropy(out, torch.as_tensor(self.y))
+        return torch.nn.functional.cross_entropy(out, torch.tensor(self.y))
 
     def features(self, theta) -> np.ndarray:
         """Hidden-layer features ``σ(W x_i (+ b))``, shape (n, width), via ``TwoLayerReLU.hidden``."""
@@ -413,7 +413,7 @@ class TwoLayerTraining(Problem):
         return self._features(params)
 
     def _features(self, params: dict[str, torch.Tensor]) -> np.ndarray:
-        return self._template.hidden(params, torch.as_tensor(self.X, dtype=torch.float64)).numpy()
+        return self._template.hidden(params, torch.tensor(self.X, dtype=torch.float64)).numpy()
 
     def metrics(self, theta) -> dict[str, float]:
         """Loss, ‖θ‖ and the NC metrics of the hidden features at θ."""
@@ -670,8 +670,10 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
             raise _FieldBudget
         return -field(th, X64)[1]
 
-    # a callback's stop request at the first record (t = 0) ends the run there, as at any other record
+    # a callback's stop request at the first record (t = 0) ends the run there, as at any other record; with
+    # maxiters = 0 that record is the run's final one, and a True changes nothing (core's rule)
     stop_at_start, loss = _record(monitor, problem, 0, 0.0, theta)
+    stop_at_start = stop_at_start and cap > 0
     threshold = (1.0 + DIVERGENCE_RISE) * loss
     times, thetas, losses = [0.0], [theta.copy()], [loss]
     retcode = RetCode.Terminated if stop_at_start else RetCode.Success
@@ -758,8 +760,10 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
     stats = Stats()
     X = problem.X
     field = _field(problem)
-    # a callback's stop request at the first record (t = 0) ends the run there, as at any other record
+    # a callback's stop request at the first record (t = 0) ends the run there, as at any other record; with
+    # maxiters = 0 that record is the run's final one, and a True changes nothing (core's rule)
     stop_at_start, loss = _record(monitor, problem, 0, 0.0, theta)
+    stop_at_start = stop_at_start and cap > 0
     threshold = (1.0 + DIVERGENCE_RISE) * loss
     times, thetas, losses = [0.0], [theta.astype(np.float64)], [loss]
     retcode = RetCode.Terminated if stop_at_start else RetCode.MaxIters

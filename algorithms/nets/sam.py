@@ -808,7 +808,7 @@ class TwoLayerMSETask(Problem):
         return torch.float32 if self.X.dtype == np.float32 else torch.float64
 
     def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
-        return torch.as_tensor(self.X), torch.as_tensor(self.y)
+        return torch.tensor(self.X), torch.tensor(self.y)  # copies: the arrays are read-only
 
     def loss(self, params: dict[str, torch.Tensor]) -> torch.Tensor:
         X, y = self.tensors()

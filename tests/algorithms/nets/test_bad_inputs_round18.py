@@ -313,3 +313,20 @@ def test_two_layer_mse_task_refuses_x_without_columns_naming_x():
 def test_sam_names_a_pair_keyword_of_another_length():
     with pytest.raises(ValueError, match="etas must hold 2 real numbers"):   # torch's bare IndexError before
         SAM(torch.nn.Linear(3, 1).parameters(), torch.optim.Rprop, lr=0.1, etas=[0.5])
+
+
+def test_problems_arrays_reach_torch_without_a_read_only_warning():
+    """The nets problems' arrays are read-only (round 18): torch.as_tensor over them warned 'The given NumPy
+    array is not writable' at the first solve; they are copied into tensors instead."""
+    import warnings
+
+    from algorithms import solve
+    from algorithms.nets.gradient_flow import GradientDescentTraining, TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+
+    X, y = orthogonally_separable_data(4, 4, 2, seed=0)
+    problem = TwoLayerTraining(X, y, width=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solve(problem, GradientDescentTraining(lr=0.1, t_end=2.0), maxiters=2, store_trace=True)
+        problem.features(problem.initial_theta(0))
