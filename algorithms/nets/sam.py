@@ -282,17 +282,19 @@ class SAM(torch.optim.Optimizer):
                             "requires one")
         if "lr" in kwargs:
             kwargs["lr"] = _check_rate("lr", kwargs["lr"])
+        # the base's own attributes (Muon's head, on_nonfinite) go to its constructor, not into the groups
+        own = {k: kwargs.pop(k) for k in getattr(base_optimizer, "CONSTRUCTOR_KEYWORDS", ()) if k in kwargs}
         defaults = dict(rho=rho, normalize=normalize, **kwargs)
         try:
             super().__init__(params, defaults)
             with wrapped_by(("rho", "normalize")):     # the package's Muon/Shampoo/SOAP refused SAM's keys
-                self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+                self.base_optimizer = base_optimizer(self.param_groups, **kwargs, **own)
         except (TypeError, ValueError) as exc:   # torch's own message, re-raised from here
             raise type(exc)(f"SAM({base_optimizer.__name__}) rejected params or keywords "
-                            f"{sorted(kwargs)}: {exc}") from None
+                            f"{sorted([*kwargs, *own])}: {exc}") from None
         except (IndexError, KeyError, AssertionError) as exc:    # torch's IndexError for betas=(0.9,)
             raise ValueError(f"SAM({base_optimizer.__name__}) rejected params or keywords "
-                             f"{sorted(kwargs)}: {type(exc).__name__}: {exc}") from None
+                             f"{sorted([*kwargs, *own])}: {type(exc).__name__}: {exc}") from None
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
         _check_distinct(self.param_groups)

@@ -404,6 +404,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
     #: attributes decided at construction that a later assignment may not change
     _FIXED_AFTER_INIT: tuple[str, ...] = ()
 
+    #: constructor keywords that are the optimizer's own attributes, not parameter-group keys (a wrapper such
+    #: as SAM passes them to the constructor only: SAM(..., Muon, head="muon") was refused as a group key)
+    CONSTRUCTOR_KEYWORDS: tuple[str, ...] = ("on_nonfinite",)
+
     #: instance attributes beyond torch's pickled ``defaults``/``state``/``param_groups`` (torch's
     #: ``__getstate__`` drops them: a deepcopy or an unpickled optimizer could not step)
     _PICKLED = ("on_nonfinite", "skipped_steps", "_wrapper_keys")

@@ -192,6 +192,7 @@ class Muon(MatrixOptimizer):
 
     _PICKLED = (*MatrixOptimizer._PICKLED, "head", "_head_param")
     _FIXED_AFTER_INIT = ("head",)
+    CONSTRUCTOR_KEYWORDS = (*MatrixOptimizer.CONSTRUCTOR_KEYWORDS, "head")
 
     @staticmethod
     def paper(params, **kwargs: Any) -> Muon:

@@ -330,3 +330,18 @@ def test_problems_arrays_reach_torch_without_a_read_only_warning():
         warnings.simplefilter("error")
         solve(problem, GradientDescentTraining(lr=0.1, t_end=2.0), maxiters=2, store_trace=True)
         problem.features(problem.initial_theta(0))
+
+
+@pytest.mark.parametrize("keywords", [{"head": "muon"}, {"head": "adamw"}, {"on_nonfinite": "skip"}])
+def test_sam_passes_the_base_optimizers_own_constructor_keywords(keywords):
+    """heldout19: SAM(..., base_optimizer=Muon, head='muon') was refused ('parameter group keys ['head'] are
+    not Muon keywords'): head and on_nonfinite are Muon's attributes, passed to its constructor only."""
+    from algorithms.optimizers import Muon
+
+    weight = torch.nn.Parameter(torch.randn(4, 3, dtype=torch.float64))
+    optimizer = SAM([weight], base_optimizer=Muon, lr=0.01, **keywords)
+    for name, value in keywords.items():
+        assert getattr(optimizer.base_optimizer, name) == value
+        assert name not in optimizer.param_groups[0]
+    with pytest.raises(ValueError, match="head must be one of"):
+        SAM([weight], base_optimizer=Muon, lr=0.01, head="x")
