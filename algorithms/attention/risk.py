@@ -76,6 +76,11 @@ def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
     ``beta`` > 0, a positive scale in [1.18e-38, 3.4e38]. A pair whose ψ = α/β + β/2 exceeds float64 is
     refused by name (ψ was inf).
 
+    Returns ``beta_crit`` = β_c = √(2α); ``psi`` = ψ, the normalised log partition function (α/β + β/2 when
+    β < β_c, β_c otherwise); ``r`` = ∂_β(βψ), the Gibbs mean of x_ℓᵀu/√d, which is r = min(β, β_c): β in the
+    liquid phase (β < β_c), β_c in the frozen one, so a real in [0, β] (0 only when α = 0); ``frozen``
+    = (β >= β_c).
+
     >>> thermodynamics(0.5, 2.0)
     {'beta_crit': 1.0, 'psi': 1.0, 'r': 1.0, 'frozen': True}
     >>> thermodynamics(0.5, 0.5)

@@ -289,9 +289,9 @@ class SubspacePrior:
 
     Its image M_D is a subspace and D is 1-Lipschitz with every point of M_D fixed: the
     setting of the paper's Theorem 1 made exact (Assumption 2 with δ = 1). ``basis`` is a 2-D
-    float32 or float64 tensor (n, k >= 1) with orthonormal columns to its precision (1e-8 in float64, 1.2e-5
-    in float32; copied); ``image_shape`` (h, w), ints >= 1 with
-    h·w = n, must be given (the default (0, 0) fits no basis).
+    float32 or float64 tensor (n, k >= 1) of finite entries (NaN/inf refused naming basis) with orthonormal
+    columns to its precision (1e-8 in float64, 1.2e-5 in float32; copied); ``image_shape`` (h, w), ints >= 1
+    with h·w = n, must be given (the default (0, 0) fits no basis).
     """
 
     basis: torch.Tensor
@@ -309,6 +309,8 @@ class SubspacePrior:
         if b.shape[0] == 0 or b.shape[1] == 0:  # no pixels, or the subspace {0}: every prox answered zeros
             raise ValueError(f"basis must have at least one row and one column (n, k >= 1), got shape "
                              f"{tuple(b.shape)}")
+        if not bool(torch.isfinite(b).all()):  # NaN passed the orthonormality test (NaN > tol is False)
+            raise ValueError("basis must have finite entries (orthonormal columns), got NaN or inf entries")
         b = b.detach().clone()  # a copy: an edit of the caller's basis after construction changed the prior
         object.__setattr__(self, "basis", b)
         # in float64, to the basis' own precision: a float32 QR basis (|BᵀB − I| ~ 5e-7) was refused at 1e-8
@@ -316,7 +318,9 @@ class SubspacePrior:
         gram = b.double().T @ b.double()
         eye = torch.eye(b.shape[1], dtype=torch.float64)
         error = float((gram - eye).abs().max())
-        if error > tol:  # allclose's rtol added 1e-5 on the diagonal: a basis 800x off the stated tol passed
+        # NaN-safe (a NaN error failed `error > tol`); allclose's rtol added 1e-5 on the diagonal: a basis
+        # 800x off the stated tol passed
+        if not error <= tol:
             raise ValueError(f"basis must have orthonormal columns (basisᵀ basis = I to {tol:.2g} for "
                              f"{b.dtype}), got max |basisᵀ basis − I| = {error:.3g}")
         shape = self.image_shape

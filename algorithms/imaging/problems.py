@@ -172,7 +172,7 @@ class NPN:
             raise ValueError(f"network must take {operator.out_features} measurements (the operator's), "
                              f"got in_features = {inputs}")
         leakage = null_space_leakage(operator, self.projection)
-        if leakage > self.max_leakage:
+        if not leakage <= self.max_leakage:  # NaN-safe: a NaN leakage passed `leakage > max_leakage`
             raise ValueError(f"projection has a range component: ‖HSᵀ‖/(‖H‖‖S‖) = {leakage:.3g} > "
                              f"max_leakage = {self.max_leakage:.3g} (its rows are not in Null(H))")
         return leakage

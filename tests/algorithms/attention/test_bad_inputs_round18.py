@@ -63,3 +63,15 @@ def test_monte_carlo_level_of_another_type_is_a_type_error(level):
     u, v = vectors_with_overlaps(problem, mu=0.5, nu=0.5)
     with pytest.raises(TypeError, match=r"^level must be a real number in \(0, 1\), got (Tensor|list|str)"):
         monte_carlo_risk(problem, u, v, n=10, level=level)
+
+
+# ---- thermodynamics' r was returned but never defined in its docstring (heldout19 doc gap)
+@pytest.mark.parametrize(("alpha", "beta"), [(0.5, 0.5), (0.5, 2.0), (0.0, 1.0), (2.0, 1.2e-38),
+                                              (1e-39, 3e38)])
+def test_thermodynamics_r_is_documented_and_is_min_beta_beta_crit(alpha, beta):
+    from algorithms.attention import thermodynamics
+
+    assert "``r`` = ∂_β(βψ)" in thermodynamics.__doc__ and "r = min(β, β_c)" in thermodynamics.__doc__
+    out = thermodynamics(alpha, beta)
+    assert out["r"] == min(beta, out["beta_crit"])
+    assert 0.0 <= out["r"] <= beta

@@ -257,9 +257,10 @@ def test_an_agent_width_past_memory_is_named_by_hidden():
 def test_the_regrets_unit_is_a_positive_scale():
     from algorithms.blackbox import normalized_regret
 
-    # red12a: f_ref = 5e-324 above optimum = 0 gave a normalized regret of inf
-    with pytest.raises(ValueError, match=r"^f_ref - optimum = 5e-324 must be >= 1.175e-38"):
-        BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=0.0, f_ref=5e-324)
+    # red12a: f_ref = 5e-324 above optimum = 0 gave a normalized regret of inf; since round 18 (heldout19) the
+    # gap is taken (the regret divides exactly) and a regret past float64 alone is inf
+    tiny = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=0.0, f_ref=5e-324)
+    assert normalized_regret(5e-324, tiny) == 1.0 and normalized_regret(1.0, tiny) == float("inf")
     wide = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=-3e38, f_ref=3e38)
     assert normalized_regret(0.0, wide) == 0.5
 

@@ -191,3 +191,17 @@ def test_float64_agent_weight_past_working_range_refused(agent):
         next(module.parameters()).view(-1)[0] = 1e39
     with pytest.raises(ValueError, match=f"{agent}'s parameter .* outside the package's working range"):
         check_agent_weights(module, agent)
+
+
+# ---- a valid gap f_ref - optimum below 1.18e-38 was refused by an undocumented rule (heldout19): taken now,
+# the regret exact (Fractions), past float64 inf as documented
+@pytest.mark.parametrize(("optimum", "f_ref"),
+                         [(0.0, 1e-38), (0.0, 5e-324), (-1e-38, 0.0), (1.0, 1.0 + 2**-52)])
+def test_any_positive_regret_unit_is_taken(optimum, f_ref):
+    from algorithms.blackbox import BlackBoxProblem, normalized_regret
+
+    p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=optimum, f_ref=f_ref)
+    assert normalized_regret(f_ref, p) == 1.0
+    assert normalized_regret(optimum, p) == 0.0
+    assert normalized_regret(1e300, p) == float("inf")
+    assert "5e-324 included" in BlackBoxProblem.__doc__

@@ -121,3 +121,19 @@ def test_residual_denoiser_converted_to_half_refused(convert):
     net = getattr(ResidualDenoiser(), convert)()
     with pytest.raises(TypeError, match="ResidualDenoiser's parameters are torch"):
         net(torch.rand(1, 8, 8))
+
+
+# ---- a non-finite basis passed SubspacePrior's orthonormality check (NaN > tol is False; heldout19)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("bad", ["nan", "inf", "one_nan"])
+def test_subspace_prior_refuses_non_finite_basis(bad, dtype):
+    from algorithms.imaging import SubspacePrior
+
+    generator = torch.Generator().manual_seed(0)
+    Q = torch.linalg.qr(torch.randn(16, 4, dtype=torch.float64, generator=generator))[0].to(dtype)
+    if bad == "one_nan":
+        Q[3, 1] = float("nan")
+    else:
+        Q = float(bad) * Q
+    with pytest.raises(ValueError, match="basis must have finite entries"):
+        SubspacePrior(Q, (4, 4))
