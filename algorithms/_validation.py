@@ -714,7 +714,7 @@ def check_built_optimizer(name: str, value: Any):
     if not isinstance(value, torch.optim.Optimizer):
         raise TypeError(f"{name} must build a torch.optim.Optimizer, got {type(value).__name__} "
                         f"{_brief(value)}")
-    if getattr(value, "STEP_NEEDS_CLOSURE", False) or _step_requires_closure(value):
+    if step_needs_closure(value):
         # the trainer calls step() with no closure: LBFGS failed with Python's bare missing-argument error
         raise TypeError(f"{name} must build an optimizer that steps without a closure (the trainer calls "
                         f"step() after backward), got {type(value).__name__}, whose step requires one")
@@ -760,9 +760,13 @@ def check_group_numbers(name: str, optimizer: Any) -> None:
                                      f"{_brief(item)}; it must be {rule}")
 
 
-def _step_requires_closure(optimizer: Any) -> bool:
+def step_needs_closure(optimizer: Any) -> bool:
+    """Whether ``optimizer`` (an optimizer or its class) must be stepped with a closure: its ``step`` has a
+    required ``closure`` argument (LBFGS), or the class says so (SAM: ``STEP_NEEDS_CLOSURE``)."""
     import inspect
 
+    if getattr(optimizer, "STEP_NEEDS_CLOSURE", False):
+        return True
     try:
         closure = inspect.signature(optimizer.step).parameters.get("closure")
     except (TypeError, ValueError):

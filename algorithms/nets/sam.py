@@ -65,6 +65,7 @@ from algorithms._validation import (
     reseal_state,
     revalidate_if_reassigned,
     seal_arrays,
+    step_needs_closure,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -271,11 +272,7 @@ class SAM(torch.optim.Optimizer):
         if shared:   # Adadelta read SAM's radius as its own decay rho (one group key for two meanings)
             raise TypeError(f"base_optimizer {base_optimizer.__name__} takes the keyword(s) {shared}, which "
                             "SAM uses for itself in the shared parameter groups; use another base optimizer")
-        try:
-            closure = inspect.signature(base_optimizer.step).parameters.get("closure")
-        except (TypeError, ValueError):
-            closure = None
-        if closure is not None and closure.default is inspect.Parameter.empty:
+        if step_needs_closure(base_optimizer):
             # LBFGS: SAM calls base_optimizer.step() with no closure, and torch's TypeError named nothing
             raise TypeError(f"base_optimizer must step without a closure (SAM evaluates the loss itself and "
                             f"then calls base_optimizer.step()), got {base_optimizer.__name__}, whose step "

@@ -46,7 +46,6 @@ large language models. arXiv:2404.02827, 2024.
 
 from __future__ import annotations
 
-import inspect
 import re
 import warnings
 from collections.abc import Iterable, Sequence
@@ -73,6 +72,7 @@ from algorithms._validation import (
     is_choice,
     refuse_unknown_attribute,
     revalidate_if_reassigned,
+    step_needs_closure,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
@@ -290,18 +290,6 @@ _NOT_PICKLED = frozenset({"_hooks", "_active_ids", "_optimizer_step_pre_hooks", 
 _SAVED_KEYS = ("state", "param_groups", "base", "schedule")
 
 
-def _step_needs_closure(base: type) -> bool:
-    """Whether ``base.step`` requires a closure: a required ``closure`` argument (LBFGS) or a class that says
-    so (SAM: ``STEP_NEEDS_CLOSURE``)."""
-    if getattr(base, "STEP_NEEDS_CLOSURE", False):
-        return True
-    try:
-        closure = inspect.signature(base.step).parameters.get("closure")
-    except (TypeError, ValueError):
-        return False
-    return closure is not None and closure.default is inspect.Parameter.empty
-
-
 def _equal(a: Any, b: Any) -> bool:
     """``a == b`` as one bool (False where the comparison is not one: tensors of several entries, NaN)."""
     try:
@@ -366,7 +354,7 @@ class BlockOptimizer(torch.optim.Optimizer):
                 else getattr(base, "__name__", type(base).__name__)
             raise TypeError("base must be a torch.optim.Optimizer class (e.g. torch.optim.AdamW) other "
                             f"than BlockOptimizer, got {shown}")
-        if _step_needs_closure(base):   # LBFGS's step() failed with Python's bare missing-argument TypeError
+        if step_needs_closure(base):   # LBFGS's step() failed with Python's bare missing-argument TypeError
             raise TypeError(f"base must step without a closure (BlockOptimizer evaluates the closure itself, "
                             f"then calls the base's step()), got {base.__name__}, whose step requires one")
         self.switch_every = check_positive_int("switch_every", switch_every)
