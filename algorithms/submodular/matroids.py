@@ -138,24 +138,32 @@ class _Sealed:
     """Built-in constraint objects are immutable once built: their arguments were checked in ``__init__``,
     so ``UniformMatroid(2).k = "x"`` (or a ``Matchoid``'s ``rank = 0``) stored an unchecked value that the
     solvers then met in Python's operators. A user's subclass is not sealed (its ``__init__`` may set
-    more)."""
+    more). An object with working state of its own (``_OWN_STATE``) keeps its private names (``_x``)
+    writable once sealed."""
 
     __slots__ = ()
 
-    def _seal(self, cls: type) -> None:
-        if type(self) is cls:
+    #: whether private names stay writable once sealed (a maximizer's or an oracle's working state)
+    _OWN_STATE = False
+
+    def _seal(self, cls: type | None = None) -> None:
+        """Seal the object when its type is ``cls`` (a user's subclass stays open), or always (no ``cls``)."""
+        if cls is None or type(self) is cls:
             object.__setattr__(self, "_sealed", True)
 
+    def _is_sealed_for(self, name: str) -> bool:
+        return getattr(self, "_sealed", False) and not (self._OWN_STATE and name.startswith("_"))
+
     def __setattr__(self, name: str, value: Any) -> None:
-        if getattr(self, "_sealed", False):
+        if self._is_sealed_for(name):
             refuse_unknown_attribute(self, name, ())  # a misspelt name: the README's UnknownAttributeError
             kind = type(self).__name__
             raise TypeError(f"{name} cannot be set after construction: {kind} is immutable (its arguments "
-                            f"are checked when it is built); build a new {kind}")
+                            f"are checked when it is built); build a new {kind}, got {name} = {value!r:.40}")
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        if getattr(self, "_sealed", False):
+        if self._is_sealed_for(name):
             raise TypeError(f"{name} cannot be deleted: {type(self).__name__} is immutable")
         object.__delattr__(self, name)
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import _brief, call_user, check_takes, refuse_unknown_attribute, returned_scalar
-from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
+from algorithms._validation import _brief, call_user, check_takes, returned_scalar
+from algorithms.submodular.matroids import Matchoid, _Sealed, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
 #: a user callable's ValueError/TypeError passes as it is; any other exception it raises is named
@@ -116,27 +116,12 @@ def check_matchoid(matchoid) -> Matchoid:
     return matchoid
 
 
-class SealedAfterInit:
+class SealedAfterInit(_Sealed):
     """An object whose public attributes are fixed once ``__init__`` calls :meth:`_seal`: assigning or
     deleting one raises a TypeError naming it (its settings were checked when it was built; a later write was
     used unchecked or ignored in silence). Private names (``_x``) stay the object's own working state."""
 
-    def _seal(self) -> None:
-        object.__setattr__(self, "_sealed", True)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if not name.startswith("_") and self.__dict__.get("_sealed", False):
-            refuse_unknown_attribute(self, name, ())  # a misspelt name: the README's UnknownAttributeError
-            kind = type(self).__name__
-            raise TypeError(f"{name} cannot be set after construction: {kind}'s settings are checked when it "
-                            f"is built; build a new {kind}, got {name} = {value!r:.40}")
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        if not name.startswith("_") and self.__dict__.get("_sealed", False):
-            raise TypeError(f"{name} cannot be deleted: {type(self).__name__}'s settings are fixed when it "
-                            f"is built")
-        object.__delattr__(self, name)
+    _OWN_STATE = True
 
 
 class CountingOracle(SealedAfterInit):
