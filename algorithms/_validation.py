@@ -207,16 +207,25 @@ def check_shape(name: str, array, shape: tuple[int | None, ...]) -> None:
         raise ValueError(f"{name} must have shape {expected}, got {tuple(array.shape)}")
 
 
+def _refuse_non_finite_matrix(name: str, matrix) -> None:
+    """A ValueError naming ``name`` when a dense or sparse matrix has a NaN or infinite entry (a NaN
+    compares False, so a symmetry or eigenvalue test alone would pass it)."""
+    values = matrix.data if sp.issparse(matrix) else np.asarray(matrix)
+    if values.dtype.kind in "fc" and not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must have finite entries (it has a NaN or an infinite one)")
+
+
 def check_square_symmetric(name: str, matrix, *, rtol: float = 1e-8) -> None:
     """Raise unless ``matrix`` is square and symmetric to relative tolerance ``rtol``: max |M − Mᵀ| <=
     rtol · max |M| (purely relative: a floor of 1 took 1e-12 · any asymmetric matrix as symmetric)."""
     rows, cols = matrix.shape
     if rows != cols:
         raise ValueError(f"{name} must be square, got shape {matrix.shape}")
+    _refuse_non_finite_matrix(name, matrix)
     asym = matrix - matrix.T
     asym_norm = abs(asym).max() if sp.issparse(asym) else np.max(np.abs(asym), initial=0.0)
     scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
-    if asym_norm > rtol * scale:
+    if not asym_norm <= rtol * scale:   # written so that a NaN refuses
         raise ValueError(f"{name} must be symmetric (max |{name} - {name}ᵀ| = {asym_norm:.3g})")
 
 
@@ -235,9 +244,10 @@ def min_eigenvalue(matrix) -> float:
 def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
     """Raise unless symmetric ``matrix`` is positive semidefinite, λ_min >= −rtol · max |M| (relative: a
     floor of 1 took 1e-12 · diag(1, −1) as PSD); return its smallest eigenvalue."""
+    _refuse_non_finite_matrix(name, matrix)
     lam_min = min_eigenvalue(matrix)
     scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
-    if lam_min < -rtol * scale:
+    if not lam_min >= -rtol * scale:   # written so that a NaN refuses
         raise ValueError(
             f"{name} must be positive semidefinite (smallest eigenvalue {lam_min:.3g})"
         )

@@ -245,3 +245,14 @@ def test_call_user_keeps_live_arrays_from_the_callable():
     returned = call_user("f(x)", lambda x: x, live)
     assert returned.flags.writeable and returned.tolist() == [1.0, 2.0]
     assert not np.shares_memory(returned, live)
+
+
+@pytest.mark.parametrize("check", [v.check_square_symmetric, v.check_psd])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_matrix_property_checks_refuse_non_finite_entries(check, bad, sparse):
+    """round 20: `asym > tol` and `lam_min < -tol` are False for NaN, so a NaN matrix passed both checks
+    (check_psd answered 0.0 for diag(NaN, 1))."""
+    matrix = np.array([[bad, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="P must have finite entries"):
+        check("P", sp.csc_matrix(matrix) if sparse else matrix)
