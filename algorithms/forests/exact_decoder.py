@@ -209,12 +209,12 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     ``rng`` (a ``numpy.random.Generator``) draws the candidate points; ``n_candidates`` (int >= 1) leaves
     are tried per tree.
 
-    ``train_leaves`` (n, B) are the training points' leaves; ``low``/``high`` the data range
-    (in the forest's coordinates; categorical features hold integer codes). One integer program
-    per row, each up to ``time_limit`` seconds (a float > 0; inf: no limit): ``progress=True`` shows a tqdm
-    bar over the rows. A row whose program hits the time limit is marked ``solved = False`` in the result,
-    and its answer then depends on the machine's speed and load; with ``time_limit=inf`` no row stops on the
-    clock.
+    ``train_leaves`` (n, B) are the training points' leaves; ``low``/``high`` (d,) the data range, finite
+    reals with low <= high (in the forest's coordinates; categorical features hold integer codes). One
+    integer program per row, each up to ``time_limit`` seconds (a float > 0; inf: no limit):
+    ``progress=True`` shows a tqdm bar over the rows. A row whose program hits the time limit is marked
+    ``solved = False`` in the result, and its answer then depends on the machine's speed and load; with
+    ``time_limit=inf`` no row stops on the clock.
     """
     check_generator("rng", rng)
     if not isinstance(progress, bool | np.bool_):
@@ -245,6 +245,11 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     n_candidates = check_positive_int("n_candidates", n_candidates)
     time_limit = _check_time_limit(time_limit)
     low, high = as_real_array("low", low), as_real_array("high", high)
+    for name, bound in (("low", low), ("high", high)):
+        # NaN passed `low > high` (the sampler's message named lower/upper); ±inf gave NaN solver bounds
+        # ((lo − low)/span) and rows reported solved
+        if not np.all(np.isfinite(bound)):
+            raise ValueError(f"{name} must be finite (the data range per feature), got {bound!r:.80}")
     if low.shape == high.shape and np.any(low > high):  # swapped bounds decoded nothing, in silence
         j = int(np.argmax(low > high))
         raise ValueError(f"low must be <= high (the data range), got low[{j}] = {low[j]!r} > high[{j}] = "

@@ -1488,7 +1488,46 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
             if getattr(rescaled, "obj", None) is not None:
                 rescaled.obj = rescaled.obj * scale
             return rescaled, None
+    size = _minimiser_scale(P, q, h, b, lb, ub)
+    if not _found_finite(result) and size > _OBJECTIVE_RESCALE_ABOVE:
+        # a far minimiser: clarabel answered Failure on P = 2I, G = −(1, 1), h = −1e8 (x* = (5e7, 5e7)), whose
+        # answer daqp and osqp give, highs on P = I, q = −(3e8, 4e8). x = s·u turns it into (P, q/s, G, h/s,
+        # A, b/s, lb/s, ub/s) (the objective over s²), whose multipliers are those over s. Only after a
+        # failure, as above; the answer is then polished and checked on the caller's data like any other
+        problem = qpsolvers.Problem(P, q / size, G, _divided(h, size), A, _divided(b, size),
+                                    _divided(lb, size), _divided(ub, size))
+        rescaled, _ = _backend_once(problem, backend, kwargs)
+        if _found_finite(rescaled):
+            rescaled.x = np.asarray(rescaled.x, dtype=np.float64) * size
+            for name in ("y", "z", "z_box"):
+                if getattr(rescaled, name, None) is not None:
+                    setattr(rescaled, name, np.asarray(getattr(rescaled, name), dtype=np.float64) * size)
+            if getattr(rescaled, "obj", None) is not None:
+                rescaled.obj = rescaled.obj * size * size
+            return rescaled, None
     return result, error
+
+
+def _minimiser_scale(P, q, h, b, lb, ub) -> float:
+    """A scale of the minimiser: the constraints' largest finite right-hand side, or |q|/|P| (−P⁻¹q's order)
+    without constraints (not with them: P = 1.2e-38·I, q ~ 1 inside the box ±1e-30 has x* = ±1e-30)."""
+    sides = [_finite_norm(v) for v in (h, b, lb, ub) if v is not None]
+    if sides:
+        return max(sides)
+    curvature = _inf_norm(P.data if sp.issparse(P) else P)
+    return _inf_norm(q) / curvature if curvature > 0 else 0.0
+
+
+def _finite_norm(v) -> float:
+    """The largest finite |entry| of ``v`` (None or an array; infinite bounds are no scale), 0 if none."""
+    if v is None:
+        return 0.0
+    finite = np.abs(np.asarray(v, dtype=np.float64))
+    return float(finite[np.isfinite(finite)].max(initial=0.0))
+
+
+def _divided(v, scale: float):
+    return None if v is None else v / scale
 
 
 def _writeable(value):
