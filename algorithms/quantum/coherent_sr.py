@@ -54,7 +54,10 @@ __all__ = ["CoherentSR"]
 
 @dataclass(frozen=True)
 class CoherentSR(Algorithm):
-    """Successive rejects with SWAP tests (see the module docstring); no hyperparameters."""
+    """Successive rejects with SWAP tests (see the module docstring); no hyperparameters.
+
+    The solve needs ``copies`` >= 2K and states of at most 5 qubits: each SWAP test is simulated gate by gate
+    on a state of 2·4ⁿ rows (more qubits are refused naming ``problem.states``)."""
 
 
 def check_swap_budget(problem: PurestStateProblem, name: str) -> int:

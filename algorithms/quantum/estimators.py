@@ -188,7 +188,8 @@ _HADAMARD = np.array([[1.0, 1.0], [1.0, -1.0]]) / np.sqrt(2.0)
 def swap_test_acceptance(rho: Any, sigma: Any) -> float:
     """P(ancilla reads 0) in the SWAP-test circuit on ρ ⊗ σ, simulated gate by gate.
 
-    ``rho`` and ``sigma`` are density matrices (Hermitian, PSD, trace 1) of one dimension.
+    ``rho`` and ``sigma`` are density matrices (Hermitian, PSD, trace 1) of one dimension 2ⁿ, n <= 5 qubits
+    (the simulated state has 2·4ⁿ rows; more qubits are refused naming ``rho``).
 
     The circuit: ancilla |0⟩, Hadamard, controlled-SWAP of the two registers, Hadamard,
     measure the ancilla. The density matrix of ancilla ⊗ ρ ⊗ σ is evolved through each gate
@@ -245,7 +246,8 @@ def sample_swap_tests(rho: Any, tests: int, seed: int | np.random.Generator = 0,
                       sigma: Any = None) -> int:
     """Accepted outcomes (ancilla 0) among ``tests`` SWAP tests on ρ ⊗ σ (σ = ρ by default).
 
-    ``rho`` (and ``sigma``, None: ρ) are density matrices of one dimension; ``tests`` an int >= 0;
+    ``rho`` (and ``sigma``, None: ρ) are density matrices of one dimension 2ⁿ, n <= 5 qubits (as
+    :func:`swap_test_acceptance`, which computes the acceptance); ``tests`` an int >= 0;
     ``seed`` an int in [0, 2**64) or a ``numpy.random.Generator``.
 
     Each test consumes one copy of each register; the count is binomial(tests, acceptance).

@@ -140,6 +140,10 @@ class IncoherentSR(Algorithm):
     ``gap`` (a float in [1/(2**31 − 1)², 1] ≈ [2.17e-19, 1], or None; a smaller positive gap is refused naming
     ``gap``: its m = ⌈1/√gap⌉ would pass 2**31 − 1 copies) is a known lower bound on every purity gap,
     giving m = max(2, ⌈1/√gap⌉) when ``copies_per_basis`` is None; both None: m = d.
+
+    The solve simulates every basis it draws: at most ⌊N/m⌋ bases of d × d entries, and ⌊N/m⌋·d² must be
+    <= 2**24 (``MAX_SIMULATED_ENTRIES``, 256 MiB per array), else it refuses naming ``copies`` before
+    drawing (N = ``problem.copies``: use fewer copies or a larger m).
     """
 
     copies_per_basis: int | None = None

@@ -70,6 +70,11 @@ class UniformAllocation(Algorithm):
     ``"swap"`` (SWAP tests); ``copies_per_basis`` (an int in [2, 2**31 − 1], or None: the estimator's default)
     applies to the first two only.
 
+    The solve simulates its measurements: ``"collision"``/``"local"`` draw ⌊⌊N/K⌋/m⌋ bases of d × d entries,
+    and that count times d² must be <= 2**24 (``MAX_SIMULATED_ENTRIES``), else it refuses naming ``copies``;
+    ``"swap"`` simulates the SWAP circuit gate by gate, on states of at most 5 qubits (more refused naming
+    ``problem.states``).
+
     One pass for ``callback``: it is called once, with the final record, after the run is over, so a
     ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
     """
