@@ -120,8 +120,8 @@ class PnPADMM(Algorithm):
         out = self._x_step(problem, x, rhs)
         if not bool(torch.isfinite(out).all()):  # x, rhs ~1e300: the solution itself overflows the dtype
             raise ValueError(f"x and rhs have entries too large (max |x| = {float(x.abs().max()):.3g}, max "
-                             f"|rhs| = {float(rhs.abs().max()):.3g}): the x-step's solution overflows "
-                             f"{out.dtype}; rescale them")
+                             f"|rhs| = {float(rhs.abs().max()):.3g}), or the operator's map answered "
+                             f"NaN/inf: the x-step's solution is not finite in {out.dtype}; rescale them")
         return out
 
     def _x_step(self, problem: InverseProblem, x: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
@@ -145,7 +145,11 @@ class PnPADMM(Algorithm):
                 break
             q = self._normal(problem, d)
             curvature = float((d * q).sum())
-            if curvature <= 0.0 or not math.isfinite(curvature):  # dᵀ(HᵀH + βI)d underflowed or overflowed
+            if not math.isfinite(curvature) or not math.isfinite(rr):
+                # a map that answered NaN/inf (a user's operator failing mid-run) or overflowed: breaking
+                # here kept the last finite x, and the run went on to a "Success" that ignored the failure
+                return torch.full_like(x, math.nan)
+            if curvature <= 0.0:  # dᵀ(HᵀH + βI)d underflowed
                 break
             step = rr / curvature
             x = x + step * d

@@ -25,6 +25,7 @@ import torch
 from torch.nn import functional as nn_functional
 
 from algorithms._validation import (
+    UserCallableError,
     _plain_number,
     check_count,
     check_entries_in_range,
@@ -220,7 +221,10 @@ class DenoiserPrior:
     ``network`` maps ``(batch, h, w)`` images to images of the same shape
     (e.g. :class:`algorithms.imaging.ResidualDenoiser`); it runs without gradients. Its parameters and
     buffers must be finite with entries of magnitude <= 3.4e38 (the working range): checked at construction
-    and again at each prox (a weight written in place afterwards, NaN or 1e39, is refused naming it).
+    and again at each prox (a weight written in place afterwards, NaN or 1e39, is refused naming it). An
+    exception the network raises is re-raised as a ``UserCallableError`` (a ``ValueError``) naming
+    ``network``; NaN/inf output pixels are refused by :meth:`prox` naming ``network``, and in a solve
+    (PnPPGD, PnPADMM) they end the run ``Diverged`` (a non-finite iterate).
     """
 
     network: torch.nn.Module
@@ -239,10 +243,14 @@ class DenoiserPrior:
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x, minimum=2)
-        return self._prox(x, _check_lr(lr))
+        out = self._prox(x, _check_lr(lr))
+        if not bool(torch.isfinite(out).all()):  # a solve hands it on: Diverged
+            raise ValueError("network returned NaN or inf pixels for these images")
+        return out
 
     def _prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
-        """:meth:`prox` on an image the caller has checked (a solver's iterate); the output is checked."""
+        """:meth:`prox` on an image the caller has checked (a solver's iterate); the output's type, shape and
+        dtype are checked, a non-finite output is returned as it is (the solve's ``Diverged``)."""
         # its weights written in place after construction (NaN, 1e39) are refused as at construction
         _check_network_state("network", self.network)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
@@ -254,7 +262,7 @@ class DenoiserPrior:
             except Exception as exc:  # torch's shape message, Python's arity message ("forward() takes 1
                 # positional argument but 2 were given") or the network's own error (a ZeroDivisionError)
                 # named neither the network nor the images
-                raise ValueError(f"network must map (batch, h, w) images to images of that shape; on "
+                raise UserCallableError(f"network must map (batch, h, w) images to images of that shape; on "
                                  f"images of shape {tuple(images.shape)} it raised {type(exc).__name__}: "
                                  f"{str(exc)[:99]}") from exc
         if not isinstance(out, torch.Tensor):  # "got (1, 4, 4) for (1, 4, 4)" for a numpy answer
@@ -267,8 +275,7 @@ class DenoiserPrior:
         # NaN image went on as the iterate: each named here
         if not out.is_floating_point():
             raise ValueError(f"network must return a real floating image tensor, got dtype {out.dtype}")
-        if not bool(torch.isfinite(out).all()):
-            raise ValueError("network returned NaN or inf pixels for these images")
+        # a NaN/inf image (the user's network failing mid-run) goes back to the solve, which ends Diverged
         return out.to(x.dtype).reshape(x.shape)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:

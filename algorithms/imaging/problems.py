@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    UserCallableError,
     as_real_tensor,
     check_entries_in_range,
     check_finite_data,
@@ -198,7 +199,7 @@ class NPN:
                 # a copy: a network that works in place changed the problem's (frozen) measurements y
                 out = self.network(y.reshape(1, -1).to(dtype, copy=True))
             except Exception as exc:  # torch's shape, Python's arity or the network's own error: no name
-                raise ValueError(f"network must map (1, {y.numel()}) measurements to (1, "
+                raise UserCallableError(f"network must map (1, {y.numel()}) measurements to (1, "
                                  f"{self.projection.out_features}) values; it raised {type(exc).__name__}: "
                                  f"{str(exc)[:160]}") from exc
         p = self.projection.out_features

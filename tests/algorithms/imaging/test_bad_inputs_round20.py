@@ -1,0 +1,93 @@
+"""Round 20 of issue #43: non-finite values from a user's callable part-way through a run (class H).
+
+A user's denoiser network answering NaN/inf pixels mid-run raised a ValueError out of the solve (the README's
+rule: a non-finite iterate ends the run ``Diverged``); a user's operator answering NaN mid-run in PnPADMM's
+conjugate-gradient x-step was swallowed (the CG broke off at a NaN curvature, kept its last finite x, and
+the run reported ``Success``).
+"""
+
+import math
+
+import pytest
+import torch
+
+from algorithms import RetCode, solve
+from algorithms._validation import UserCallableError
+from algorithms.imaging import DenoiserPrior, InverseProblem, LinearOperator, PnPADMM, PnPPGD, TVPrior
+from tests.algorithms.imaging._instances import cs_problem
+
+
+class _Failing(torch.nn.Module):
+    """0.9·x for the first ``k`` calls, then ``bad`` (NaN pixels, inf pixels, or an exception)."""
+
+    def __init__(self, k: int, bad: str):
+        super().__init__()
+        self.k, self.bad, self.calls = k, bad, 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls <= self.k:
+            return 0.9 * x
+        if self.bad == "raise":
+            raise ZeroDivisionError("boom")
+        out = x.clone()
+        out.view(-1)[0] = math.nan if self.bad == "nan" else math.inf
+        return out
+
+
+def _algorithm(name: str, prior):
+    return PnPPGD(prior=prior, lr=0.5) if name == "pgd" else PnPADMM(prior=prior, penalty=1.0)
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+@pytest.mark.parametrize("bad", ["nan", "inf"])
+@pytest.mark.parametrize("name", ["pgd", "admm"])
+def test_a_network_turning_non_finite_mid_run_ends_diverged(name, bad, k):
+    problem, _ = cs_problem()
+    sol = solve(problem, _algorithm(name, DenoiserPrior(_Failing(k, bad))), maxiters=8)
+    assert sol.retcode is RetCode.Diverged
+
+
+@pytest.mark.parametrize("name", ["pgd", "admm"])
+def test_a_network_raising_mid_run_is_a_user_callable_error_naming_it(name):
+    problem, _ = cs_problem()
+    with pytest.raises(UserCallableError, match=r"\bnetwork must map .* it raised ZeroDivisionError"):
+        solve(problem, _algorithm(name, DenoiserPrior(_Failing(2, "raise"))), maxiters=8)
+
+
+def test_prox_called_by_the_user_still_refuses_non_finite_pixels_naming_network():
+    prior = DenoiserPrior(_Failing(0, "nan"))
+    with pytest.raises(ValueError, match=r"\bnetwork returned NaN or inf pixels"):
+        prior.prox(torch.ones(1, 4, 4), 1.0)
+
+
+class _Op(LinearOperator):
+    """A user's 8 × 16 operator whose ``which`` map answers ``bad`` once ``state['k']`` calls have passed."""
+
+    def __init__(self, which: str, bad: float):
+        self.M = torch.randn(8, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+        self.state = {"which": which, "bad": bad, "calls": 0, "k": 10**9}
+        self.image_shape, self.measurement_shape = (4, 4), (8,)
+
+    def _answer(self, out, which):
+        if self.state["which"] != which:
+            return out
+        self.state["calls"] += 1
+        return out * self.state["bad"] if self.state["calls"] > self.state["k"] else out
+
+    def _forward(self, x):
+        return self._answer(x.reshape(x.shape[0], -1) @ self.M.T.to(x.dtype), "forward")
+
+    def _adjoint(self, y):
+        return self._answer((y @ self.M.to(y.dtype)).reshape(y.shape[0], 4, 4), "adjoint")
+
+
+@pytest.mark.parametrize("k", [2, 3, 12])
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+@pytest.mark.parametrize("which", ["forward", "adjoint"])
+def test_admm_with_an_operator_turning_non_finite_mid_run_is_diverged_not_success(which, bad, k):
+    op = _Op(which, bad)
+    problem = InverseProblem(op, torch.ones(8, dtype=torch.float64))
+    op.state["k"] = op.state["calls"] + k   # the construction's probes passed: fail k calls into the run
+    sol = solve(problem, PnPADMM(prior=TVPrior(weight=0.01)), maxiters=10)
+    assert sol.retcode is RetCode.Diverged
