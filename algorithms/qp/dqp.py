@@ -306,8 +306,8 @@ class DQP(Algorithm):
         # a copy: the caller's dict edited after construction changed later solves ({"max_iter": 1}); numpy
         # scalars as Python values (cvxopt refused {"maxiters": np.int64(100)}: "must be a positive integer",
         # a Failure retcode)
-        object.__setattr__(self, "backend_options", {k: v.item() if isinstance(v, np.generic) else v
-                                                     for k, v in self.backend_options.items()})
+        object.__setattr__(self, "backend_options",
+                           {k: _plain_option(v) for k, v in self.backend_options.items()})
         for key, value in self.backend_options.items():  # NaN reached the backend (a NaN tolerance)
             if isinstance(value, float | np.floating) and math.isnan(value):
                 raise ValueError(f"backend_options[{key!r}] is NaN")
@@ -476,15 +476,26 @@ def _try_settings(backend: str, settings: Any, options: Mapping[str, Any]) -> No
 _NONNEGATIVE_OPTION = re.compile(r"tol|eps|iter|time|limit", re.IGNORECASE)
 
 
+def _plain_option(value: Any) -> Any:
+    """A numpy scalar, 0-d array or 0-d tensor as its Python number (a 0-d NaN tolerance reached the backend
+    past the NaN check: osqp ended MaxIters, clarabel Success); anything else as given."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if (isinstance(value, np.ndarray) or type(value).__module__.startswith("torch")) and \
+            getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def _check_option_value(key: str, value: Any) -> None:
     """A backend option that is a tolerance, an iteration cap or a time limit (by its name) must be a finite
     number >= 0: a negative one (max_iter = -5, eps_abs = -1) or a string ("1e-8") reached the backend,
     which wrapped it around, ignored it or failed naming nothing."""
     if not _NONNEGATIVE_OPTION.search(key) or isinstance(value, bool | np.bool_):
         return
-    if isinstance(value, str | bytes):
+    if isinstance(value, str | bytes | np.ndarray) or type(value).__module__.startswith("torch"):
         raise TypeError(f"backend_options[{key!r}] must be a number (a tolerance, iteration cap or time "
-                        f"limit), got the str {value!r:.40}")
+                        f"limit), got {type(value).__name__} {value!r:.40}")
     if isinstance(value, int | float | np.integer | np.floating) and not (
             math.isfinite(to_float(value)) and value >= 0):
         raise ValueError(f"backend_options[{key!r}] must be a finite number >= 0 (a tolerance, iteration "

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from algorithms import RetCode, solve
 from algorithms.qp import DQP, QP, installed_backends
@@ -25,3 +26,30 @@ def test_a_far_minimiser_is_found_by_every_backend(make, scale, backend):
     sol = solve(qp, DQP(backend=backend))
     assert sol.retcode == RetCode.Success
     np.testing.assert_allclose(sol.x, expected, rtol=1e-6)
+
+
+_NAN_FORMS = [np.array(np.nan), torch.tensor(float("nan")), torch.tensor(float("nan"), dtype=torch.float32)]
+
+
+@pytest.mark.parametrize("backend, key", [("osqp", "eps_abs"), ("clarabel", "tol_gap_abs"),
+                                          ("osqp", "max_iter")])
+@pytest.mark.parametrize("index", range(len(_NAN_FORMS)))
+def test_a_0d_nan_backend_option_is_refused_by_name(backend, key, index):
+    # a 0-d array or tensor NaN passed the NaN check (Python and numpy floats only): osqp ended MaxIters,
+    # clarabel Success with a NaN tolerance
+    with pytest.raises(ValueError, match=rf"backend_options\['{key}'\] is NaN"):
+        DQP(backend=backend, backend_options={key: _NAN_FORMS[index]})
+
+
+@pytest.mark.parametrize("value", [np.array([1e-8]), torch.tensor([1e-8])])
+def test_an_array_tolerance_option_is_refused_by_name(value):
+    with pytest.raises(TypeError, match=r"backend_options\['eps_abs'\] must be a number"):
+        DQP(backend="osqp", backend_options={"eps_abs": value})
+
+
+@pytest.mark.parametrize("value", [np.array(1e-7), torch.tensor(1e-7)])
+def test_a_0d_tolerance_option_is_its_number(value):
+    algorithm = DQP(backend="osqp", backend_options={"eps_abs": value})
+    assert type(algorithm.backend_options["eps_abs"]) is float
+    qp, expected = _free(1.0)
+    np.testing.assert_allclose(solve(qp, algorithm).x, expected, rtol=1e-6)
