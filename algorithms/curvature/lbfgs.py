@@ -29,7 +29,12 @@ import scipy.optimize
 
 from algorithms._validation import check_count, stable_norm
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
-from algorithms.curvature.problem import CurvatureProblem, check_f_star_not_above, check_stationary_gap
+from algorithms.curvature.problem import (
+    CurvatureProblem,
+    NonFiniteCurvature,
+    check_f_star_not_above,
+    check_stationary_gap,
+)
 
 __all__ = ["LBFGS"]
 
@@ -203,24 +208,31 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     g_end = problem.gradient(x) if np.all(np.isfinite(x)) else None
     gnorm = stable_norm(g_end) if g_end is not None else math.nan  # ‖4e-210‖ squared underflowed to 0
     stats.iterations, stats.f_calls, stats.grad_calls = nit, nfev, njev
-    if not (math.isfinite(fx) and np.all(np.isfinite(x))):
+    try:
+        retcode = _retcode(problem, f_star, state, fx, x, gnorm, nit, maxiters, tol, gap_tol, grad_tol,
+                           gap_met)
+    except NonFiniteCurvature:  # C(x) went NaN/inf at the last iterate (its rounding floor reads it)
         retcode = RetCode.Diverged
-    elif state["terminated"]:  # before the test: a True for the record where it holds ended Success
-        retcode = RetCode.Terminated
-    elif gap_met(fx) or gnorm <= grad_tol:
-        resolved = f_star is not None and problem.gap_resolved(fx, gap_tol)
-        if check_stationary_gap(problem, fx - f_star if resolved else None, gnorm, gap_tol,
-                                tol * problem.scale_grad):
-            check_f_star_not_above(problem, fx, gap_tol)
-            retcode = RetCode.Success
-        else:  # stopped by a loose bound's rounding floor with the gap open
-            retcode = RetCode.Stalled
-    elif not (f_star is not None and problem.gap_resolved(fx, gap_tol)) and \
-            gnorm <= problem.rounding_floor(x):
-        retcode = RetCode.Success  # ∇f under x's own rounding level, no gap test to decide (run_descent's)
-    elif nit >= maxiters:
-        retcode = RetCode.MaxIters
-    else:
-        retcode = RetCode.Stalled
     return Solution(x=x.astype(problem.dtype), value=fx, retcode=retcode, stats=stats,
                     trace=monitor.trace, original=result)
+
+
+def _retcode(problem: CurvatureProblem, f_star: float | None, state: dict, fx: float, x: np.ndarray,
+             gnorm: float, nit: int, maxiters: int, tol: float, gap_tol: float, grad_tol: float,
+             gap_met: Any) -> RetCode:
+    """The run's retcode where scipy left it (README's table, as run_descent's); ``f_star`` as the run reads
+    it (None where f's rounding hides the gap)."""
+    if not (math.isfinite(fx) and np.all(np.isfinite(x))):
+        return RetCode.Diverged
+    if state["terminated"]:  # before the test: a True for the record where it holds ended Success
+        return RetCode.Terminated
+    if gap_met(fx) or gnorm <= grad_tol:
+        resolved = f_star is not None and problem.gap_resolved(fx, gap_tol)
+        if not check_stationary_gap(problem, fx - f_star if resolved else None, gnorm, gap_tol,
+                                    tol * problem.scale_grad):
+            return RetCode.Stalled  # stopped by a loose bound's rounding floor with the gap open
+        check_f_star_not_above(problem, fx, gap_tol)
+        return RetCode.Success
+    if not (f_star is not None and problem.gap_resolved(fx, gap_tol)) and gnorm <= problem.rounding_floor(x):
+        return RetCode.Success  # ∇f under x's own rounding level, no gap test to decide (run_descent's)
+    return RetCode.MaxIters if nit >= maxiters else RetCode.Stalled

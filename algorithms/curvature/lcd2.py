@@ -222,7 +222,9 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     root's relative tolerance.
 
     ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
-    set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0).
+    set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0). A ``ghat`` whose ‖ĝ‖² underflows
+    to 0 in float64 (every |ĝᵢ| below about 1e-162, e.g. ĝ = 5e-324) is refused naming ghat: the multiplier
+    Δ/‖ĝ‖² overflows (:func:`lcd2_step` rescales such a gradient itself).
 
     The equality case is taken up to the rounding of Δ (an f(x) − f* computed in floats): where every ĝᵢ
     with Dᵢ = 0 is 0 and h(∞) = Δ − ½ Σ ĝᵢ²/Dᵢ >= −1e-12·Δ, ``math.inf`` is returned (the Newton step) even
@@ -284,6 +286,10 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     A (d, d) ``C`` with nonzero off-diagonal entries is diagonalized by ``eigh``: its eigenvalues below 1e-12
     of the largest count as zero (rounding level), as do gradient components along them below 1e-10‖g‖; a
     diagonal C (a vector, or a matrix with zeros off the diagonal) keeps every eigenvalue > 0 exactly.
+
+    A ``g`` whose ‖g‖² underflows to 0 in float64 (every |gᵢ| below about 1e-162) is taken by rescaling f by
+    a power of two, except where the rescaled Δ would pass 3.4e38 (Δ/‖g‖² past float64: g = 1e-200 with
+    Δ = 1, a step of 1e200): then it is refused naming g.
 
     Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``. ``delta`` must be >= 0; at
     ``delta = 0`` (x attains f* as far as f* tells) or ``g = 0`` the step is zero and ``x`` is returned

@@ -134,7 +134,8 @@ class CurvatureProblem(Problem):
     curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
         non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted). Checked at
         ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
-        raises ``ValueError``; both to rounding level: an asymmetry or negative eigenvalue within
+        raises ``ValueError``; a NaN/inf ``C`` is refused at ``x0`` and ends a solve ``Diverged``, as a
+        NaN f or grad does; both to rounding level: an asymmetry or negative eigenvalue within
         max(1e-8, 4 d eps of C's dtype)·max |C| is read as rounding and C symmetrized, a larger one refused).
     L_C : the constant of the upper bound, a real ``>= 0`` (any value from 0 to 3.4e38, the working range's
         top), or ``math.inf`` when only the lower bound (inequality (5)) is known, as for ‖x‖_p^p
@@ -518,8 +519,14 @@ class CurvatureProblem(Problem):
         if C.shape not in ((d,), (d, d)):
             raise ValueError(f"curvature(x) must have shape ({d},) or ({d}, {d}), got {C.shape}")
         if not np.all(np.isfinite(C)):
-            raise ValueError("curvature(x) contains NaN or inf entries")
+            raise NonFiniteCurvature("curvature(x) contains NaN or inf entries")
         return check_curvature_matrix("curvature(x)", C, raw)
+
+
+class NonFiniteCurvature(ValueError):
+    """``curvature(x)`` answered NaN or inf: refused at x0 and on a direct call (this ValueError, naming
+    curvature(x)); inside a run it is what the user's callable returned there, so the run ends ``Diverged``
+    (a ValueError ended a run whose f and grad had gone NaN the same way with Diverged)."""
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -851,9 +858,9 @@ def run_descent(
     to the problem's scales at x0 (``scale_f``, ``scale_grad``, :meth:`CurvatureProblem.stopping_tolerances`:
     the verdict does not depend on the units),
     ``MaxIters`` after ``maxiters`` steps without it, ``Diverged`` on a non-finite
-    iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``, ``Stalled`` at a
-    step that leaves x unchanged in its dtype (every later step would too). At such a stall and at
-    ``maxiters``, with no gap test to decide (f* unknown), ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own
+    iterate, value, gradient or curvature ``C(x)``, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``,
+    ``Stalled`` at a step that leaves x unchanged in its dtype (every later step would too). At such a stall
+    and at ``maxiters``, with no gap test to decide (f* unknown), ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own
     rounding level, :meth:`CurvatureProblem.rounding_floor`) is a ``Success``.
     Records per iterate: ``iteration, value, gap (f − f*, or None), grad_norm``
     and the step's ``info``.
@@ -921,6 +928,8 @@ def run_descent(
                 retcode = RetCode.Success if stationary else RetCode.Stalled
                 break
             x = x_next
+    except NonFiniteCurvature:  # the user's C(x) went NaN/inf part-way (a step, a rounding floor): as f, grad
+        retcode = RetCode.Diverged
     finally:
         monitor.close()
     return Solution(x=x, value=fx, retcode=retcode, stats=stats, trace=monitor.trace)
