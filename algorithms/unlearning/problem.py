@@ -183,7 +183,9 @@ class UnlearningProblem(Problem):
     written in place is validated again and used, as any problem field.
     The model's forward gets copies of the data: one that writes into its input before using it
     (``nn.ReLU(inplace=True)`` first) runs; one that writes into a tensor after using it (which the gradient
-    needs unchanged) is refused at the solve, a ValueError naming the model.
+    needs unchanged) is refused at the solve, a ValueError naming the model. A forward that answers other
+    than a floating tensor of one output row per input row during a run is refused naming it (TypeError /
+    ValueError); a NaN, inf or overflowing output ends the run ``Diverged``; its own exception propagates.
     """
 
     model: torch.nn.Module
@@ -323,7 +325,9 @@ class UnlearningProblem(Problem):
             out = functional_forward(self.model, unflatten(init), (X[:1].clone(),))
             rows, params = X[:64], unflatten(init)
             first = functional_forward(self.model, params, (rows.clone(),))
-            differ = any(not torch.equal(first, functional_forward(self.model, params, (rows.clone(),)))
+            # NaN where NaN was is the same answer (torch.equal(nan, nan) is False: a model answering NaN
+            # at its own fresh parameters was refused as non-deterministic)
+            differ = any(not _same_outputs(first, functional_forward(self.model, params, (rows.clone(),)))
                          for _ in range(2))
         except Exception as exc:  # the model's own error, named as a mismatch of model and data
             raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model "
@@ -430,9 +434,24 @@ class UnlearningProblem(Problem):
         # RuntimeError and the package's ValueError/TypeError pass as they are
         out = call_user(f"{type(self.model).__name__}.forward(X)", functional_forward, self.model,
                         self._unflatten(theta), (X_in,), keep=(ValueError, TypeError, RuntimeError))
+        self._check_output(out, X)
         if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
             return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
         return out.reshape(X.shape[0], -1)
+
+    def _check_output(self, out: Any, X: Any) -> None:
+        """A forward that answered a non-tensor or a wrong number of outputs part-way through a run met
+        torch's reshape error or numpy's operand TypeError, naming neither the model nor its forward."""
+        call = f"{type(self.model).__name__}.forward(X)"
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+            got = f"{type(out).__name__} of dtype {out.dtype}" if isinstance(out, torch.Tensor) else \
+                type(out).__name__
+            raise TypeError(f"model's {call} must return a floating torch.Tensor, got {got}")
+        rows = X.shape[0] if isinstance(X, torch.Tensor) and X.ndim >= 1 else None
+        cols = self.retain[1].shape[1]
+        if rows is not None and out.numel() != rows * cols:
+            raise ValueError(f"model's {call} must return {rows} x {cols} outputs (one row per row of X, "
+                             f"{cols} column(s) as at construction), got shape {tuple(out.shape)}")
 
     def loss(self, theta: torch.Tensor, samples: Samples) -> torch.Tensor:
         """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ); ``samples`` = (X, y), >= 1 row.

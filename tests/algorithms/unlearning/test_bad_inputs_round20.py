@@ -1,0 +1,77 @@
+"""Round 20 of issue #43 (unlearning): the user's model answering badly part-way through a run."""
+
+import pytest
+import torch
+
+from algorithms.core import RetCode, solve
+from algorithms.unlearning import (
+    GradientDescent,
+    MinNormOG,
+    NegGrad,
+    NegGradPlus,
+    Retrain,
+    Ridge,
+    UnlearningProblem,
+    linear_task,
+)
+
+ITERATIVE = [MinNormOG(), Retrain(), NegGrad(lr=0.1), NegGradPlus(lr=0.1, alpha=0.5), GradientDescent(lr=0.2),
+             Ridge(lr=0.2, lam=0.05)]
+
+
+class _Cliff(torch.nn.Module):
+    """A linear map answering ``bad`` once its weights leave θ* by more than ``reach`` (deterministic)."""
+
+    def __init__(self, theta: torch.Tensor, reach: float, bad: float):
+        super().__init__()
+        self.lin = torch.nn.Linear(theta.numel(), 1, bias=False, dtype=torch.float64)  # its own fresh weights
+        self.register_buffer("ref", theta.reshape(1, -1).clone())
+        self.reach, self.bad = reach, bad
+
+    def forward(self, X):
+        out = self.lin(X)
+        return torch.where((self.lin.weight - self.ref).abs().max() > self.reach, out * 0 + self.bad, out)
+
+
+@pytest.mark.parametrize("algorithm", ITERATIVE, ids=lambda a: type(a).__name__)
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 1e300])
+def test_a_model_turning_non_finite_mid_run_ends_it_diverged(algorithm, bad):
+    # the determinism check compared the model's NaN outputs at its own fresh weights with torch.equal
+    # (NaN != NaN) and refused the model as "not deterministic"; the run itself must end Diverged
+    base = linear_task(n=4, d=6, n_forget=1, seed=2, dtype=torch.float64)
+    theta = base.params + 0.1
+    problem = UnlearningProblem(_Cliff(theta, 0.05, bad), theta, base.retain, base.forget)
+    sol = solve(problem, algorithm, seed=0, maxiters=50)
+    assert sol.retcode is RetCode.Diverged, sol.retcode
+
+
+class _Flaky(torch.nn.Module):
+    """A model answering as ``inner`` for its first ``k`` calls, then a wrong type or shape."""
+
+    def __init__(self, inner: torch.nn.Module, answer: str):
+        super().__init__()
+        self.inner, self.answer, self.k, self.calls = inner, answer, 10**9, 0
+
+    def forward(self, X):
+        self.calls += 1
+        out = self.inner(X)
+        if self.calls <= self.k:
+            return out
+        return 0.0 if self.answer == "float" else out.reshape(-1)[:1]
+
+
+@pytest.mark.parametrize("algorithm", ITERATIVE, ids=lambda a: type(a).__name__)
+@pytest.mark.parametrize("answer, error, words", [("float", TypeError, "must return a floating torch.Tensor"),
+                                                  ("one entry", ValueError, "outputs")])
+@pytest.mark.parametrize("k", [1, 3])
+def test_a_model_answering_a_wrong_type_or_shape_mid_run_is_refused_naming_it(algorithm, answer, error, words,
+                                                                              k):
+    # torch's "shape '[3, -1]' is invalid" and "unsupported operand type(s) for -" named nothing
+    base = linear_task(n=4, d=6, n_forget=1, seed=2, dtype=torch.float64)
+    model = _Flaky(base.model, answer)
+    problem = UnlearningProblem(model, base.params + 0.1, base.retain, base.forget)
+    model.calls, model.k = 0, k
+    with pytest.raises(error, match=r"_Flaky\.forward|model was changed") as info:
+        solve(problem, algorithm, seed=0, maxiters=20)
+    if "model was changed" not in str(info.value):  # the pre-run check may meet it first: also by name
+        assert words in str(info.value)
