@@ -621,7 +621,8 @@ class SAM(torch.optim.Optimizer):
         gradients before each of its two evaluations (a closure that also calls ``zero_grad()`` is
         fine, one that forgets it no longer accumulates stale gradients); a closure that leaves the
         gradients unset or unchanged raises ``SAMCallError`` (a ``RuntimeError``), rather than stepping
-        nothing in silence.
+        nothing in silence, at either evaluation. Where the second evaluation raises, the weights are put
+        back to θ before the error propagates (nothing stepped).
         """
         if closure is None:
             raise ValueError("closure is required: SAM evaluates the loss at two points")
@@ -635,9 +636,24 @@ class SAM(torch.optim.Optimizer):
         loss = self._call_closure(closure, "at θ")   # a closure without backward fails here, before any move
         self.first_step()
         self.zero_grad()
-        call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS)
+        try:  # checked as the first call: one that skipped backward() here stepped nothing in silence
+            self._call_closure(closure, "at θ + ε")
+        except BaseException:
+            self._undo_first_step()   # its error left the weights at θ + ε (and the next step refused)
+            raise
         self.second_step()
         return loss
+
+    @torch.no_grad()
+    def _undo_first_step(self) -> None:
+        """Back to the θ that ``first_step`` saved, ε dropped: ``step``'s second closure call raised."""
+        for p in self._params():
+            e_w = self.state[p].pop("e_w", None)
+            theta = self.state[p].pop("theta", None)
+            if theta is not None:
+                p.copy_(theta)
+            elif e_w is not None:
+                p.sub_(e_w)
 
     def state_dict(self) -> dict[str, Any]:
         """torch's optimizer state (groups with ``rho``, ``normalize``) plus ``base_optimizer``'s."""

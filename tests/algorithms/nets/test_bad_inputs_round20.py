@@ -1,0 +1,52 @@
+"""Round 20 of issue #43 (nets): a user's closure answering badly part-way through SAM's step."""
+
+import pytest
+import torch
+
+from algorithms._validation import UserCallableError
+from algorithms.nets import SAM
+from algorithms.nets.sam import SAMCallError
+
+
+def _closure_failing_at_second_call(model, x, failure):
+    calls = [0]
+
+    def closure():
+        calls[0] += 1
+        loss = model(x).pow(2).mean()
+        if calls[0] == 2:
+            if failure == "raises":
+                raise KeyError("the user's own error")
+            if failure == "no backward":
+                return loss
+            loss.backward()
+            return "x"
+        loss.backward()
+        return loss
+
+    return closure
+
+
+@pytest.mark.parametrize("failure, error, words", [
+    ("raises", UserCallableError, "closure() raised KeyError"),
+    ("no backward", SAMCallError, "unset or unchanged"),
+    ("returns a str", TypeError, "closure must return the loss"),
+])
+def test_a_closure_failing_at_theta_plus_eps_leaves_the_weights_at_theta(failure, error, words):
+    # the second evaluation raised with the weights left at θ + ε (the next step then refused: "already at
+    # θ + ε"), and one that skipped backward() there stepped nothing in silence
+    torch.manual_seed(0)
+    model, x = torch.nn.Linear(3, 1), torch.randn(4, 3)
+    opt = SAM(model.parameters(), torch.optim.SGD, lr=0.1, rho=0.05)
+    before = [p.detach().clone() for p in model.parameters()]
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        opt.step(_closure_failing_at_second_call(model, x, failure))
+    assert all(torch.equal(a, p) for a, p in zip(before, model.parameters(), strict=True))
+
+    def fine():
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss
+
+    opt.step(fine)  # the next step runs
+    assert not all(torch.equal(a, p) for a, p in zip(before, model.parameters(), strict=True))
