@@ -1402,13 +1402,15 @@ def _check_sam_step(ctx: Context, *, stale_gradient: bool = False) -> Outcome:
                 buffer.seek(0)
                 opt = make()
                 opt.load_state_dict(torch.load(buffer, weights_only=True))
-            calls = []
+            calls: list[dict[str, torch.Tensor]] = []
 
             def closure(idx=idx, calls=calls, opt=opt) -> torch.Tensor:
-                calls.append(1)
-                loss = torch.mean((task.net.forward_with(params, X[idx]) - y[idx]) ** 2)
-                if stale_gradient and len(calls) > 1:    # sabotage: ∇ not re-evaluated at θ + ε
-                    return loss.detach()
+                at = params
+                if stale_gradient and calls:    # sabotage: ∇ not re-evaluated at θ + ε but at θ again
+                    # (values of θ, gradients into the parameters: SAM refuses a closure skipping backward)
+                    at = {k: p + (calls[0][k] - p.detach()) for k, p in params.items()}
+                calls.append({k: p.detach().clone() for k, p in params.items()})
+                loss = torch.mean((task.net.forward_with(at, X[idx]) - y[idx]) ** 2)
                 opt.zero_grad()
                 loss.backward()
                 return loss
