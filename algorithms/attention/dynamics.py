@@ -25,6 +25,7 @@ NeurIPS 2025, Section 5: eq. (30), Corollary 2, Propositions 4-7.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,21 +99,35 @@ def _locate(problem: SingleLocationProblem, psi: float, mu: float) -> float:
 
 
 def _velocity(problem: SingleLocationProblem, psi: float, mu: float, nu: float, eta: float,
-              zeta: float) -> np.ndarray:
+              zeta: float, *, per_locate: bool = False) -> np.ndarray:
+    """The velocity, or (``per_locate``) the velocity over p(μ), the factor every component carries,
+    computed without it (so it does not underflow with p)."""
     d, s, g2 = problem.d, problem.signal_scale, problem.gamma**2
     gap = _locate_gap(problem, psi, min(1.0, max(-1.0, mu)))
     # q = 1 − p as its own sigmoid: p(1 − p) was 0.0 once p rounded to 1 (a stalled μ velocity)
     p, q = _sigmoid(gap), _sigmoid(-gap)
-    a = p * q * s * problem.beta * d
+    factor = 1.0 if per_locate else p
+    a = factor * q * s * problem.beta * d
     d_mu = 2.0 * a * (d * s * s * p * zeta * zeta + g2 * ((1.0 - nu) - q))  # p − ν, as (1 − ν) − q
-    d_nu = -2.0 * g2 * p
-    d_zeta = 2.0 * d * s * s * p * p * zeta
+    d_nu = -2.0 * g2 * factor
+    d_zeta = 2.0 * d * s * s * factor * p * zeta
     return np.array([  # 1 − x² as (1 − x)(1 + x): no cancellation near |x| = 1
         -_one_minus_square(mu) * d_mu,
         -_one_minus_square(nu) * d_nu + nu * zeta * d_zeta,
         mu * eta * d_mu,
         nu * zeta * d_nu - _one_minus_square(zeta) * d_zeta,
     ])
+
+
+def _converged(problem: SingleLocationProblem, psi: float, state: np.ndarray, speed: float,
+               tol: float) -> bool:
+    """max |velocity| <= tol·p(μ), the test in the time p·t. Where p(μ) is below float64's normal range
+    (αd past ~700: L = 2**1100 at d = 2) the velocity underflowed with it and 0 <= tol·0 passed at a
+    non-stationary start: there the velocity over p, computed without the factor, is tested against tol."""
+    locate = _locate(problem, psi, state[0])
+    if locate >= sys.float_info.min:
+        return speed <= tol * locate
+    return float(np.abs(_velocity(problem, psi, *state.tolist(), per_locate=True)).max()) <= tol
 
 
 def _one_minus_square(x: float) -> float:
@@ -129,7 +144,9 @@ class OverlapFlow(Algorithm):
     (default tol 1e-8): every component carries the factor p(μ), which is exponentially small
     where the softmax misses the secret token, so a bare speed test would stop on that plateau
     at a non-stationary point; dividing by p is a change of time with the same orbits and
-    stationary points. After each step (μ, η) and (ν, ζ) are rescaled onto the unit disc if they
+    stationary points (where p(μ) underflows, L = 2**1100 at d = 2 say, the velocity over p is computed
+    without the factor and tested against ``tol``: a non-stationary start there is ``Stalled``, not
+    ``Success``). After each step (μ, η) and (ν, ζ) are rescaled onto the unit disc if they
     left it (no unit vectors have such overlaps). An overlap beyond 1.5 in absolute value or a
     non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
@@ -220,7 +237,7 @@ def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: Solv
             break
         # every component carries the factor p(μ): where p ≈ 0 the speed is exponentially small without
         # a stationary point, so convergence is judged in the time p·t (same orbits, same zeros)
-        if maxiters > 0 and speed <= tol * _locate(problem, psi, state[0]):
+        if maxiters > 0 and _converged(problem, psi, state, speed, tol):
             retcode = RetCode.Success
             break
         if k == maxiters:
