@@ -121,6 +121,24 @@ class _FittedCategories(dict):
         return (_FittedCategories, (dict(self),))
 
 
+def _differs(now: Any, fitted: Any) -> bool:
+    """Whether a fit setting changed: by identity for objects (a forest, a RandomState), by value for
+    numbers and nested parameter dicts (a forest's own parameters: ``set_params(forest__max_depth=3)``)."""
+    if isinstance(fitted, tuple):
+        return now is None or now[0] is not fitted[0] or _differs(now[1], fitted[1])
+    if isinstance(fitted, dict):
+        return not isinstance(now, dict) or set(now) != set(fitted) or \
+            any(_differs(now[k], v) for k, v in fitted.items())
+    if isinstance(fitted, np.ndarray):
+        return not (isinstance(now, np.ndarray) and np.array_equal(now, fitted))
+    if isinstance(fitted, numbers.Number | str | np.bool_ | type(None)):
+        try:
+            return bool(now != fitted)
+        except (TypeError, ValueError):   # an array against a number
+            return True
+    return now is not fitted
+
+
 class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Encode with a forest's diffusion map, decode with the forest's splits.
 
@@ -148,16 +166,17 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     (``UnknownAttributeError``, a ValueError), as ``set_params`` refuses it; so is a fitted attribute (one
     ending in ``_`` that ``fit`` set) replaced or deleted outside ``fit``, and its arrays are read-only.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
-    ``inverse_transform`` and ``score``: an invalid value is refused by name, ``n_components`` and ``t``
-    (the fitted embedding was built for them) must be set back or refitted, and ``decoder`` and ``k`` take
-    effect at the next decode (``"relabel"`` needs a fit made with it: its relabelled forest). ``X`` (fit,
-    transform, score) is a dense 2-D array-like or DataFrame of at least two
-    distinct rows at fit (a masked array or a sparse matrix is refused by name; through ``solve``, one
-    repeated row ends ``Failure`` instead); numbers of any real dtype are read as float64 (float32, float16,
-    integers and bools promoted), so the outputs are float64. A numeric column whose distinct values lie
-    (median gap) within max(3e-6, 4 float32 spacings at its magnitude) of each other, too close for
-    scikit-learn's float32 splits (data in units of 1e-30, or a huge offset), is refused at fit, naming the
-    column: rescale it.
+    ``inverse_transform`` and ``score``: an invalid value is refused by name; ``n_components``, ``t``,
+    ``forest`` (another one, or its parameters set), ``n_estimators`` (of the default forest),
+    ``random_state`` and ``supervised`` (the fitted forest and embedding were built for them) must be set back
+    or refitted, else refused by name; and ``decoder`` and ``k`` take effect at the next decode (``"relabel"``
+    needs a fit made with it: its relabelled forest). ``X`` (fit, transform, score) is a dense 2-D array-like
+    or DataFrame of at least two distinct rows at fit (a masked array or a sparse matrix is refused by name;
+    through ``solve``, one repeated row ends ``Failure`` instead); numbers of any real dtype are read as
+    float64 (float32, float16, integers and bools promoted), so the outputs are float64. A numeric column
+    whose distinct values lie (median gap) within max(3e-6, 4 float32 spacings at its magnitude) of each
+    other, too close for scikit-learn's float32 splits (data in units of 1e-30, or a huge offset), is refused
+    at fit, naming the column: rescale it.
     n_estimators : int in [1, 10000]
         trees of the default forest (``MAX_ESTIMATORS`` = 10000: 2**31 - 1 was a fit that never ends). The fit
         grows with n_estimators × n_samples on one core: about 4 s for 200 trees on 1000 × 10 data, so the
@@ -266,10 +285,14 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         # relabelled forest
         self._check_params()
         fitted = getattr(self, "_fitted_params_", {})
+        current = self._fit_settings()
         for name, value in fitted.items():
-            if getattr(self, name) != value:
-                raise ValueError(f"{name} was changed after fit (fitted with {value!r}, now "
-                                 f"{getattr(self, name)!r}): call fit again, or set it back")
+            if name == "forest" and _differs(current[name], value):
+                raise ValueError("forest was changed after fit (another forest, or its parameters set): call "
+                                 "fit again, or set it back")
+            if _differs(current.get(name), value):
+                raise ValueError(f"{name} was changed after fit (fitted with {value!r:.80}, now "
+                                 f"{current.get(name)!r:.80}): call fit again, or set it back")
         try:   # forest_ (the partition's forest) refitted or its trees changed after fit
             self.partition_.checked_forest()
         except ValueError:
@@ -278,6 +301,18 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if self.decoder == "relabel" and not hasattr(self, "relabeled_"):  # a "knn" fit built none
             raise ValueError("decoder = 'relabel' needs the relabelled forest that fit builds only for that "
                              "decoder: call fit again with decoder='relabel'")
+
+    def _fit_settings(self) -> dict[str, Any]:
+        """The parameters the fitted forest and embedding were built from: set after fit, each must be set
+        back or refitted (n_estimators = 3 after a fit of 20 trees was ignored in silence, red20b).
+        ``n_estimators`` counts only for the default forest; a given forest counts by its parameters."""
+        forest_params = self.forest.get_params(deep=True) if self.forest is not None else None
+        settings: dict[str, Any] = {"forest": (self.forest, forest_params), "n_components": self.n_components,
+                                    "t": self.t, "random_state": self.random_state,
+                                    "supervised": self.supervised}
+        if self.forest is None:
+            settings["n_estimators"] = self.n_estimators
+        return settings
 
     def _encode_frame(self, X: pd.DataFrame, *, fitting: bool) -> np.ndarray:
         columns = [str(c) for c in X.columns]
@@ -477,7 +512,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             dmap = dense_diffusion_map(K, int(self.n_components), int(self.t))
         converged = dmap.converged  # the dense (LAPACK) fallback is exact: it counts as converged
         self.dmap_: DiffusionMap = dmap
-        self._fitted_params_ = {"n_components": self.n_components, "t": self.t}
+        self._fitted_params_ = self._fit_settings()
         self.embedding_ = dmap.embedding
         self.eigenvalues_ = dmap.eigenvalues
         # Nyström through the leaves: Z₀ = K₀ Z Λ⁻¹ = mean over trees of W[leaf], W = S Πᵀ Z Λ⁻¹

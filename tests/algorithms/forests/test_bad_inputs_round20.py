@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestRegressor
 
-from algorithms.forests import ForestPartition, exact_decode, forest_kernel
+from algorithms.forests import ForestPartition, RFAutoencoder, exact_decode, forest_kernel
 
 
 @pytest.fixture(scope="module")
@@ -27,3 +27,33 @@ def test_exact_decode_refuses_a_non_finite_data_range_by_name(decoding_inputs, n
     with pytest.raises(ValueError, match=f"{name} must be finite"):
         exact_decode(K, part, leaves, np.array(low), np.array(high), np.zeros(2, bool),
                      np.random.default_rng(0))
+
+
+def _autoencoder(**kwargs):
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    return RFAutoencoder(n_components=2, n_estimators=20, random_state=0, k=5, **kwargs).fit(X), X
+
+
+@pytest.mark.parametrize("name, value", [("n_estimators", 3), ("random_state", 7), ("supervised", False),
+                                         ("forest", RandomForestRegressor(n_estimators=3))])
+def test_a_parameter_the_fit_was_built_for_set_after_fit_is_refused_by_name(name, value):
+    # red20b: n_estimators = 3 after a fit of 20 trees was ignored in silence (transform used the 20 trees)
+    ae, X = _autoencoder()
+    setattr(ae, name, value)
+    with pytest.raises(ValueError, match=f"{name} was changed after fit"):
+        ae.transform(X[:2])
+
+
+def test_a_given_forest_with_a_parameter_set_after_fit_is_refused_by_name():
+    ae, X = _autoencoder(forest=RandomForestRegressor(n_estimators=4, random_state=0))
+    ae.set_params(forest__max_depth=3)
+    with pytest.raises(ValueError, match="forest was changed after fit"):
+        ae.inverse_transform(ae.transform(X[:2]))
+
+
+@pytest.mark.parametrize("name, value", [("n_estimators", 20), ("random_state", 0), ("k", 3),
+                                         ("decoder", "relabel")])
+def test_the_same_values_or_decoder_settings_set_after_fit_still_work(name, value):
+    ae, X = _autoencoder(decoder="relabel") if name == "decoder" else _autoencoder()
+    setattr(ae, name, value)
+    assert ae.inverse_transform(ae.transform(X[:2])).shape == (2, 4)
