@@ -81,7 +81,8 @@ def elements_of(name: str, value: Any, *, sequence: bool = False) -> list:
     """The members of a collection argument (a subset, a ground set, a list of elements) as a list: a set,
     frozenset, list, tuple, range, 1-D array or iterator. Refused by name: a str or bytes (its characters
     are not the elements meant), a mapping (its keys would be taken silently), a 0-d array and any
-    non-iterable (Python's "'int' object is not iterable" named nothing), and unhashable members."""
+    non-iterable (Python's "'int' object is not iterable" named nothing), and unhashable members or members
+    not equal to themselves (a float NaN)."""
     if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable) or (
             isinstance(value, np.ndarray) and value.ndim != 1):
         raise TypeError(f"{name} must be a set of elements (a set, frozenset, list, tuple or iterator), got "
@@ -96,6 +97,9 @@ def elements_of(name: str, value: Any, *, sequence: bool = False) -> list:
         except TypeError:
             raise TypeError(f"{name} must hold hashable elements (set members), got {type(element).__name__} "
                             f"{_brief(element)}") from None
+        # a NaN member (not equal to itself): UniformMatroid(1, [0, nan]) was built, as every other matroid
+        # refused its NaN element by name
+        check_hashable(f"{name} element", element)
     return members
 
 
@@ -247,6 +251,8 @@ class Matroid(_Sealed):
 class UniformMatroid(Matroid):
     """Sets of at most ``k`` elements of ``ground`` (``None``: of every element); ``k`` is an int >= 1
     (a rank-0 matroid would make every run return the empty set, so it is refused as a likely slip).
+    ``ground`` holds hashable elements, each equal to itself (a float NaN is refused naming ground, as by
+    every matroid: elements are found by ==).
 
     >>> UniformMatroid(2).is_independent(frozenset({"a", "b", "c"}))
     False

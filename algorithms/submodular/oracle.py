@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import _brief, call_user, check_takes, returned_scalar
+from algorithms._validation import UserCallableError, _brief, call_user, check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid, _Sealed, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
@@ -41,6 +41,11 @@ class NonFiniteValueError(ValueError):
 
 class NegativeValueError(ValueError):
     """f returned a negative value (the approximation theorems need f >= 0)."""
+
+
+class _ProbeRaised(UserCallableError, TypeError):
+    """f raised at its probe f(frozenset()): a UserCallableError as at every later call (f(S) raised ...),
+    and a TypeError as this refusal has always been."""
 
 
 class InconsistentOracleError(ValueError):
@@ -59,8 +64,8 @@ def check_set_function(f) -> Callable[[frozenset], float]:
     try:
         raw = f(frozenset())
     except Exception as exc:
-        raise TypeError(f"f must be a set function f(frozenset) -> float; f(frozenset()) raised "
-                        f"{type(exc).__name__}: {exc}") from exc
+        raise _ProbeRaised(f"f must be a set function f(frozenset) -> float; f(frozenset()) raised "
+                           f"{type(exc).__name__}: {exc}") from exc
     checked_value(raw, frozenset())
     return f
 

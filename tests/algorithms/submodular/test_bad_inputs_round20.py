@@ -1,0 +1,64 @@
+"""Round 20: a user's f raising, at its first call or part-way through a run (class H)."""
+
+import numpy as np
+import pytest
+
+import algorithms.submodular as S
+from algorithms import solve
+from algorithms._validation import UserCallableError
+
+
+class _Raises:
+    """A coverage function that raises KeyError from its ``k``-th call on, once armed."""
+
+    def __init__(self, k: int) -> None:
+        self.inner, self.k, self.calls, self.armed = S.Coverage([[0, 1], [1, 2], [2]]), k, 0, False
+
+    def __call__(self, subset: frozenset) -> float:
+        if self.armed:
+            self.calls += 1
+            if self.calls > self.k:
+                raise KeyError("user")
+        return self.inner(subset)
+
+
+def _problem(f):
+    matchoid = S.Matchoid([S.UniformMatroid(2, [0, 1, 2])])
+    return S.MatchoidMaximization(f=f, matchoid=matchoid, elements=[0, 1, 2])
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+@pytest.mark.parametrize("algorithm", [S.Greedy(), S.BruteForce(), S.SampleGreedy()],
+                         ids=["Greedy", "BruteForce", "SampleGreedy"])
+def test_f_raising_at_any_call_is_a_user_callable_error_naming_f(algorithm, k):
+    # f's probe f(frozenset()) turned its exception into a plain TypeError; every later call gave a
+    # UserCallableError naming f(S): one class for one event (README: UserCallableError where the package
+    # uses it)
+    f = _Raises(k)
+    problem = _problem(f)
+    f.armed = True
+    with pytest.raises(UserCallableError, match=r"f\(") as info:
+        solve(problem, algorithm, seed=0)
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_f_raising_at_construction_is_a_user_callable_error_and_still_a_type_error():
+    f = _Raises(0)
+    f.armed = True
+    with pytest.raises(UserCallableError, match=r"f must be a set function .* raised KeyError"):
+        _problem(f)
+    with pytest.raises(TypeError, match=r"f must be a set function"):
+        _problem(f)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: S.UniformMatroid(1, [0, float("nan")]),
+    lambda: S.UniformMatroid(1, [0, np.float64("nan")]),
+    lambda: S.UniformMatroid(2).is_independent({float("nan")}),
+    lambda: S.UniformMatroid(2, [0, 1]).is_independent([0, float("nan")]),
+], ids=["ground-nan", "ground-np-nan", "subset-nan-free", "subset-list-nan"])
+def test_a_nan_element_is_refused_by_name_by_every_collection_of_elements(build):
+    # UniformMatroid(1, [0, nan]) was built (the other matroids refused a NaN element by name): a NaN is
+    # found by identity in a set and by == in a list, so it is not one element (class G)
+    with pytest.raises(ValueError, match=r"(ground|subset) element must equal itself"):
+        build()
