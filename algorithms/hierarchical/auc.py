@@ -52,10 +52,10 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_working_range,
+    read_only,
 )
 from algorithms.core import rebuilt_by_factory
 from algorithms.hierarchical.problems import MinimaxProblem, _OnCheckedPoints
-from algorithms.nets.functional import functional_forward
 
 __all__ = ["ScoreNet", "auc_minimax"]
 
@@ -167,29 +167,38 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
     Z = rng.standard_normal((n_samples, in_features))
     Z[:, 0] += 0.5 * separation * labels
     p = n_pos / n_samples
-    Z_t, pos_t = torch.from_numpy(Z), torch.from_numpy(labels > 0)
-    names = [name for name, _ in model.named_parameters()]
-    shapes = [param.shape for _, param in model.named_parameters()]
-    sizes = [param.numel() for _, param in model.named_parameters()]
+    # the data in immutable memory, and the network's formula (ScoreNet's forward: output(tanh(hidden(z))))
+    # from the parameters alone: the oracles closed over Z's tensor and the ScoreNet, so a write into either
+    # (through grad.fn's closure) changed every later solve's objective in silence (red20b)
+    Z, positive = read_only(Z), read_only(labels > 0)
+    names = tuple(name for name, _ in model.named_parameters())
+    shapes = tuple(tuple(param.shape) for _, param in model.named_parameters())
+    sizes = tuple(param.numel() for _, param in model.named_parameters())
     w0 = torch.cat([param.detach().reshape(-1) for _, param in model.named_parameters()]).numpy()
+    del model
 
     def unpack(x_t):
         chunks = torch.split(x_t[:-2], sizes)
         return {n: c.reshape(s) for n, c, s in zip(names, chunks, shapes)}, x_t[-2], x_t[-1]
 
+    def scores(params, index):
+        rows = torch.from_numpy(Z[index])  # a fresh copy of the rows
+        hidden_ = torch.tanh(nn.functional.linear(rows, params["hidden.weight"], params["hidden.bias"]))
+        return nn.functional.linear(hidden_, params["output.weight"], params["output.bias"])
+
     def objective(x_t, alpha, index):
         params, a, b = unpack(x_t)
-        h = functional_forward(model, params, (Z_t[index],)).reshape(-1)
-        pos = pos_t[index].to(h.dtype)
+        h = scores(params, index).reshape(-1)
+        pos = torch.from_numpy(positive[index]).to(h.dtype)
         neg = 1.0 - pos
         value = ((1 - p) * (h - a) ** 2 * pos + p * (h - b) ** 2 * neg
                  + 2 * (1 + alpha) * (p * h * neg - (1 - p) * h * pos))
         return value.mean() - p * (1 - p) * alpha**2, h, pos
 
-    full = torch.arange(n_samples)
+    full = read_only(np.arange(n_samples))
 
     def grad(x, y, rng_):
-        index = torch.from_numpy(rng_.integers(0, n_samples, batch_size))
+        index = rng_.integers(0, n_samples, batch_size)
         x_t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
         y_t = torch.tensor(y, dtype=torch.float64, requires_grad=True)
         value, _, _ = objective(x_t, y_t[0], index)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from typing import Any
 
 import numpy as np
@@ -168,9 +168,23 @@ class _OnCheckedPoints:
 
     def __init__(self, fn: Callable[..., Any], signature: str, *likes: np.ndarray | None,
                  exact: bool = True) -> None:
-        self.fn, self.signature, self.likes, self.exact = fn, signature, likes, exact
-        self.names = signature[signature.index("(") + 1:-1].split(", ")
-        self.__name__ = self.__qualname__ = signature[:signature.index("(")]
+        setattr_ = object.__setattr__  # sealed below: the problem built on it checked this formula
+        setattr_(self, "fn", fn)
+        setattr_(self, "signature", signature)
+        setattr_(self, "likes", likes)
+        setattr_(self, "exact", exact)
+        setattr_(self, "names", tuple(signature[signature.index("(") + 1:-1].split(", ")))
+        setattr_(self, "__name__", signature[:signature.index("(")])
+        setattr_(self, "__qualname__", self.__name__)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # p.grad_phi.fn = (lambda x: 0 * x) was taken: the frozen problem kept the same object and solved the
+        # edited formula (Success at x0) without a word (red20b); as a frozen dataclass's field
+        raise FrozenInstanceError(f"cannot assign to field {name!r}: the built-in {self.signature} is "
+                                  f"immutable (its problem was checked with it); build a new problem")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}: the built-in {self.signature} is immutable")
 
     def __call__(self, *args: Any) -> Any:
         if len(args) != len(self.names):
@@ -507,6 +521,9 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
         raise ValueError(f"mu_g = {mu_g!r} and l_g1 = {l_g1!r} give a lower-level solution map A⁻¹B "
                          f"with non-finite entries; use a ratio l_g1 / mu_g of at most about 1e9")
     reg = float(reg)
+    # the data the oracles close over, in immutable memory: a write into b (through phi.fn's closure) changed
+    # Φ, ∇Φ and upper_grad behind mu_g and l_g1, and a solve answered Success for another problem (red20b)
+    A, B, b, solve_map = (read_only(array) for array in (A, B, b, solve_map))
 
     def grad_phi(x):
         return reg * x + solve_map.T @ (solve_map @ x - b)
