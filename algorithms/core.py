@@ -25,7 +25,8 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     docstring and refuses a tol outside it, naming ``tol``.
     A run that has no use for ``maxiters`` or ``tol`` (an exact or combinatorial method that runs to
     completion, or a problem the method solves directly) ignores it and says so with a ``UserWarning``
-    naming the option, never in silence.
+    naming the option, never in silence (an algorithm whose docstring says so refuses it instead, naming it:
+    the quantum identification algorithms' ``tol``).
 ``seed`` (int in [0, 2**64), a ``numpy.random.Generator``, or None)
     seeds every random choice; same seed, same result. A ``Generator`` is drawn from
     once (it advances) and that integer is the seed. The default is 0; ``None`` is
@@ -613,7 +614,11 @@ class SolveOptions:
             if not (math.isfinite(to_float(self.tol)) and self.tol > 0):  # 10**400: OverflowError before
                 raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r:.40}")
             # np.float32 / Fraction stored as a float, inside the working range (5e-324 or 1e300 refused)
-            object.__setattr__(self, "tol", check_working_range("tol", to_float(self.tol)))
+            value = to_float(self.tol)
+            if value == 0.0:  # Fraction(1, 10**400) or longdouble 1e-4000: > 0, but 0.0 as a float was stored
+                raise ValueError(f"tol = {self.tol!r:.40} is outside the package's working range: a positive "
+                                 f"scale must be >= {WORKING_MIN:.4g} (float32's smallest normal number)")
+            object.__setattr__(self, "tol", check_working_range("tol", value))
         object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")

@@ -18,7 +18,8 @@ Retcodes as in :class:`~algorithms.quantum.incoherent_sr.IncoherentSR`: ``Succes
 K − 1 phases ran on data, ``Failure`` when a phase had no test (T = K), ``MaxIters`` when
 ``maxiters`` phases stopped it. ``sol.value`` is the named state's estimate 2x̄ − 1, unbiased and not
 clipped: from few tests it may fall outside [1/d, 1] (2x̄ − 1 = 1 when every test accepted).
-Options (``callback``, ``seed``, ``seed=None``: fresh OS entropy, runs differ) as in ``IncoherentSR``.
+Options (``callback``, ``seed``, ``seed=None``: fresh OS entropy, runs differ) as in ``IncoherentSR``;
+``tol`` does not apply (refused by name, a ValueError: the budget of copies fixes the run).
 
 References
 ----------
@@ -56,7 +57,8 @@ __all__ = ["CoherentSR"]
 class CoherentSR(Algorithm):
     """Successive rejects with SWAP tests (see the module docstring); no hyperparameters.
 
-    The solve needs ``copies`` >= 2K and states of at most 5 qubits: each SWAP test is simulated gate by gate
+    ``tol`` does not apply to its solve (refused by name: the budget of copies fixes the run). The solve needs
+    ``copies`` >= 2K and states of at most 5 qubits: each SWAP test is simulated gate by gate
     on a state of 2·4ⁿ rows (more qubits are refused naming ``problem.states``)."""
 
 

@@ -139,7 +139,8 @@ class IncoherentSR(Algorithm):
     ``copies_per_basis`` (an int in [2, 2**31 − 1], or None) is m, the copies measured in each random basis;
     ``gap`` (a float in [1/(2**31 − 1)², 1] ≈ [2.17e-19, 1], or None; a smaller positive gap is refused naming
     ``gap``: its m = ⌈1/√gap⌉ would pass 2**31 − 1 copies) is a known lower bound on every purity gap,
-    giving m = max(2, ⌈1/√gap⌉) when ``copies_per_basis`` is None; both None: m = d.
+    giving m = max(2, ⌈1/√gap⌉) when ``copies_per_basis`` is None; both None: m = d. ``tol`` does not apply
+    to its solve (refused by name: the budget of copies fixes the run).
 
     The solve simulates every basis it draws: at most ⌊N/m⌋ bases of d × d entries, and ⌊N/m⌋·d² must be
     <= 2**24 (``MAX_SIMULATED_ENTRIES``, 256 MiB per array), else it refuses naming ``copies`` before

@@ -16,7 +16,8 @@ share ⌊N/K⌋ is below m (or below 2 copies for the SWAP test), so the choice 
 outside the physical range [1/d, 1]. One pass, one record (after the measurements): a ``callback``'s True
 then changes nothing and the retcode stays the run's own (core's contract for one-pass methods).
 ``seed`` (default 0) seeds the bases, the counts and a tie's choice; ``seed=None`` draws fresh entropy
-from the OS (numpy's ``default_rng(None)``): runs then differ.
+from the OS (numpy's ``default_rng(None)``): runs then differ. ``tol`` does not apply (refused by name, a
+ValueError: the budget of copies fixes the run).
 
 References
 ----------
@@ -76,7 +77,8 @@ class UniformAllocation(Algorithm):
     ``problem.states``).
 
     One pass for ``callback``: it is called once, with the final record, after the run is over, so a
-    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule). ``tol`` does
+    not apply to its solve (refused by name: the budget of copies fixes the run).
     """
 
     estimator: str = "collision"

@@ -35,3 +35,12 @@ def test_a_simulation_limit_is_refused_by_name_and_stated_in_the_docstring(docum
     assert phrase in " ".join(documented.__doc__.split())
     with pytest.raises(ValueError, match=named):
         call()
+
+
+@pytest.mark.parametrize("algorithm", [CoherentSR(), IncoherentSR(), UniformAllocation(),
+                                       UniformAllocation(estimator="swap")])
+def test_tol_refused_by_name_as_each_docstring_states(algorithm):
+    # red20a: UniformAllocation's and CoherentSR's docstrings did not state the refusal
+    assert "``tol`` does not apply" in " ".join(type(algorithm).__doc__.split())
+    with pytest.raises(ValueError, match="tol does not apply"):
+        solve(PurestStateProblem([np.eye(2) / 2, np.diag([1.0, 0.0])], 40), algorithm, tol=1e-3)
