@@ -1930,7 +1930,13 @@ def _passes_caller_units(sol: QPSolution, qp: QP) -> bool:
                                   sol.z_box if qp.has_box else None)
     except ValueError:  # multipliers past the working range in the caller's units: not judged there
         return True
-    return max(residuals.values()) <= CALLER_UNITS_TOL
+    return _all_within(residuals, CALLER_UNITS_TOL)
+
+
+def _all_within(residuals: dict[str, float], tol: float) -> bool:
+    """Every residual <= tol, a NaN failing: max() of [1e-9, nan] is 1e-9 (NaN compares False), so a NaN
+    residual after a finite one passed the check."""
+    return all(value <= tol for value in residuals.values())
 
 
 def _passes_scaled(sol: QPSolution, qp: QP, scaling: tuple[float, float, float, float],
@@ -1949,7 +1955,7 @@ def _passes_scaled(sol: QPSolution, qp: QP, scaling: tuple[float, float, float, 
                                   times(sol.z_box, sigma * d) if copy_qp.has_box else None)
     except ValueError:  # multipliers past the working range in the copy's units: not judged there
         return False
-    return max(residuals.values()) <= algorithm.kkt_tol
+    return _all_within(residuals, algorithm.kkt_tol)
 
 
 #: a QP is equilibrated when its variables', objective's or constraints' scale is below 2**-EQUILIBRATE_EXP
@@ -2266,8 +2272,8 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
                 absolute_residuals(source, x_c, *_source_duals(source, y_c, z_c))
         if absolute is not None:
             stats.absolute = absolute
-        if max(residuals.values()) <= algorithm.kkt_tol and (
-                absolute is None or max(absolute.values()) <= algorithm.abs_tol):
+        if _all_within(residuals, algorithm.kkt_tol) and (
+                absolute is None or _all_within(absolute, algorithm.abs_tol)):
             chosen = (label, x_c, lam_c, y_c, *cand[2:])
             break
         if label == "polish":

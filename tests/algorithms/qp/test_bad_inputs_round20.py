@@ -53,3 +53,12 @@ def test_a_0d_tolerance_option_is_its_number(value):
     assert type(algorithm.backend_options["eps_abs"]) is float
     qp, expected = _free(1.0)
     np.testing.assert_allclose(solve(qp, algorithm).x, expected, rtol=1e-6)
+
+
+def test_the_kkt_acceptance_fails_on_a_nan_residual_in_any_position():
+    # max() of [1e-9, nan] is 1e-9 (NaN compares False): a NaN residual after a finite one passed the check
+    from algorithms.qp.dqp import _all_within
+
+    assert _all_within({"stationarity": 1e-9, "primal": 0.0}, 1e-6)
+    for residuals in ({"stationarity": 1e-9, "primal": np.nan}, {"stationarity": np.nan, "primal": 0.0}):
+        assert not _all_within(residuals, 1e-6)
