@@ -106,6 +106,45 @@ _FITTED_ARRAYS = ("feature_names_in_", "train_leaves_", "categorical_", "low_", 
                   "data_upper_", "synthetic_")
 
 
+#: fitted float arrays that fit leaves finite (leaf boxes clipped to the data range, synthetic rows in them)
+_FINITE_FITTED = ("low_", "high_", "embedding_", "eigenvalues_", "leaf_weights_", "lower_", "upper_",
+                  "data_lower_", "data_upper_", "synthetic_")
+
+
+def _check_loaded_state(cls: type, state: Any) -> None:
+    """A pickled/joblib state is checked as ``fit`` leaves it before it is used (red20b: NaN leaf weights gave
+    NaN embeddings in silence, negative leaf counts all-zero ones, ``seed_ = nan`` numpy's SeedSequence error,
+    an unknown public name was stored): each refusal names the attribute."""
+    if not isinstance(state, dict):
+        raise TypeError(f"loaded state of {cls.__name__} must be a dict of attributes, got "
+                        f"{type(state).__name__}")
+    params = set(cls._get_param_names())
+    unknown = sorted(str(k) for k in state if not str(k).endswith("_") and not str(k).startswith("_")
+                     and k not in params)
+    if unknown:
+        raise ValueError(f"loaded state of {cls.__name__} holds unknown attribute(s) {unknown}; its "
+                         f"parameters are {sorted(params)}")
+    if "dmap_" not in state:  # not fitted: its parameters are checked at fit
+        return
+    for name in _FINITE_FITTED:
+        value = state.get(name)
+        if value is None:
+            continue
+        array = np.asarray(value)
+        if array.dtype.kind not in "fiu" or not np.all(np.isfinite(array)):
+            raise ValueError(f"loaded state: {name} must be a finite real array (as fit leaves it), got "
+                             f"dtype {array.dtype}{' with NaN/inf' if array.dtype.kind in 'fiu' else ''}")
+        check_entries_in_range(f"loaded state: {name}", array)
+    for name in ("leaf_counts_", "train_leaves_"):
+        value = state.get(name)
+        if value is not None and (np.asarray(value).dtype.kind not in "iu" or np.any(np.asarray(value) < 0)):
+            raise ValueError(f"loaded state: {name} must hold ints >= 0 (as fit leaves it)")
+    seed = state.get("seed_")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+        raise ValueError(f"loaded state: seed_ must be an int in [0, 2**64) (as fit leaves it), got "
+                         f"{seed!r:.40}")
+
+
 class _FittedCategories(dict):
     """``categories_`` after fit: column name -> its categories (an immutable pandas Index), read-only. The
     dict is kept inside the estimator, so ``ae.categories_["c"] = pd.Index([...])`` re-coded that column's
@@ -164,7 +203,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     as given and checks none of them: ``fit`` checks every one and refuses an invalid value by name.
     A name it does not take, set as an attribute (``ae.n_component = 3``), is refused by name
     (``UnknownAttributeError``, a ValueError), as ``set_params`` refuses it; so is a fitted attribute (one
-    ending in ``_`` that ``fit`` set) replaced or deleted outside ``fit``, and its arrays are read-only.
+    ending in ``_`` that ``fit`` set) replaced or deleted outside ``fit``, and its arrays are read-only. A
+    pickled (or joblib) estimator is checked when loaded: its fitted arrays finite, its counts >= 0, ``seed_``
+    an int, no unknown public name; a state that fails is refused naming the attribute.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
     ``inverse_transform`` and ``score``: an invalid value is refused by name; ``n_components``, ``t``,
     ``forest`` (another one, or its parameters set), ``n_estimators`` (of the default forest),
@@ -555,6 +596,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     def __setstate__(self, state: dict) -> None:
         """Unpickled or deep-copied: the fitted arrays read-only again (numpy gives them back writable, and
         a copy's synthetic_ written with 1e30 was decoded in silence)."""
+        _check_loaded_state(type(self), state)
         super().__setstate__(state)
         for name in _FITTED_ARRAYS:
             if isinstance(self.__dict__.get(name), np.ndarray):

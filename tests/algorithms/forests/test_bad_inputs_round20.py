@@ -57,3 +57,32 @@ def test_the_same_values_or_decoder_settings_set_after_fit_still_work(name, valu
     ae, X = _autoencoder(decoder="relabel") if name == "decoder" else _autoencoder()
     setattr(ae, name, value)
     assert ae.inverse_transform(ae.transform(X[:2])).shape == (2, 4)
+
+
+def _loaded(ae, **edit):
+    out = RFAutoencoder.__new__(RFAutoencoder)
+    out.__setstate__({**ae.__getstate__(), **edit})
+    return out
+
+
+@pytest.mark.parametrize("name, bad", [
+    ("leaf_weights_", lambda st: np.full_like(st["leaf_weights_"], np.nan)),   # NaN embeddings in silence
+    ("leaf_counts_", lambda st: -np.abs(st["leaf_counts_"]) - 1),              # all-zero embeddings
+    ("synthetic_", lambda st: np.full_like(st["synthetic_"], np.nan)),         # "X_synthetic contains NaN"
+    ("embedding_", lambda st: np.full_like(st["embedding_"], np.inf)),
+    ("seed_", lambda st: float("nan")),                                         # numpy's SeedSequence error
+    ("bogus", lambda st: 1),                                                    # a public name stored
+])
+def test_a_loaded_state_is_checked_by_name(name, bad):
+    ae, _ = _autoencoder()
+    with pytest.raises(ValueError, match=name):
+        _loaded(ae, **{name: bad(ae.__getstate__())})
+
+
+def test_a_pickled_autoencoder_still_loads_and_decodes():
+    import pickle
+
+    ae, X = _autoencoder()
+    again = pickle.loads(pickle.dumps(ae))
+    np.testing.assert_array_equal(again.transform(X[:3]), ae.transform(X[:3]))
+    assert pickle.loads(pickle.dumps(RFAutoencoder(k=3))).k == 3
