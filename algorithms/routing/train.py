@@ -184,6 +184,14 @@ def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[st
     return model, dict(meta), state
 
 
+def _whole_count(value: torch.Tensor) -> bool:
+    """Whether ``value`` is a 0-d tensor holding a whole number >= 0 (an optimizer state's ``step``)."""
+    if value.ndim != 0:
+        return False
+    number = float(value)
+    return math.isfinite(number) and number >= 0 and number == int(number)
+
+
 def _check_resume_state(out: str, state: dict[str, Any], meta: dict[str, Any],
                         optimizer: torch.optim.Optimizer) -> None:
     """The entries ``train(resume=True)`` restores, each refused naming the checkpoint and the entry: the
@@ -198,9 +206,13 @@ def _check_resume_state(out: str, state: dict[str, Any], meta: dict[str, Any],
     for key in ("optimizer", "generator", "torch_rng"):
         if key not in state:
             refuse(key, "it is missing")
+    state_size = torch.Generator().get_state().numel()  # a CPU generator's state, as train saves both
     for key in ("generator", "torch_rng"):
         if not (isinstance(state[key], torch.Tensor) and state[key].dtype == torch.uint8):
             refuse(key, f"a generator state is a uint8 tensor, got {type(state[key]).__name__}")
+        if tuple(state[key].shape) != (state_size,):  # torch's "Expected a CPUGeneratorImplState of size .."
+            refuse(key, f"a CPU generator state of shape ({state_size},) expected, got "
+                        f"{tuple(state[key].shape)}")
     saved = state["optimizer"]
     expected = optimizer.state_dict()
     if not isinstance(saved, dict) or set(saved) != set(expected):
@@ -229,6 +241,11 @@ def _check_resume_state(out: str, state: dict[str, Any], meta: dict[str, Any],
             where = f"optimizer['state'][{index}][{key!r}]"
             if not isinstance(value, torch.Tensor) or not value.is_floating_point():
                 refuse(where, f"a floating tensor expected, got {type(value).__name__}")
+            if key == "step" and not _whole_count(value):
+                # -5 met torch's "ComplexFloat can't be cast", [2, 3] "cannot be converted to Scalar", and 2.5
+                # resumed with a bias correction train never computes (red20b)
+                refuse(where, f"a 0-d tensor holding a whole number >= 0 (the steps taken) expected, got "
+                              f"{value.tolist()!r:.60}")
             if key != "step" and tuple(value.shape) != tuple(params[index].shape):
                 refuse(where, f"shape {tuple(params[index].shape)} expected, got {tuple(value.shape)}")
             if not bool(torch.isfinite(value).all()) or (key == "exp_avg_sq" and bool((value < 0).any())):
@@ -279,7 +296,9 @@ def train(
     and ``layers`` the model's width and depth (see :class:`~algorithms.routing.gflownet.RoutingGFlowNet`:
     [1, 4096] and [1, 100]); ``seed`` an int in [0, 2**64); ``out`` a file path (not a folder);
     ``save_every`` an int >= 1; ``resume``, ``progress`` bools (``resume`` refuses, by name, a checkpoint
-    trained with another hidden, layers, lr, beta_min, beta_max, db_weight, samples, batch or seed);
+    trained with another hidden, layers, lr, beta_min, beta_max, db_weight, samples, batch or seed, and one
+    whose optimizer or generator state is not as train writes it: moments of other shapes or non-finite, a
+    ``step`` that is not a whole number >= 0, a generator state of another size);
     ``db_weight`` the detailed-balance weight
     of the hybrid loss, a float >= 0, any value from 0 to 3.4e38. A loss that becomes non-finite (a huge
     ``lr``, ``db_weight`` or β) raises FloatingPointError naming those settings.
