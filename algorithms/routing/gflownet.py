@@ -730,6 +730,11 @@ def rollout(
     return traj
 
 
+class NonFiniteTrajectory(ValueError):
+    """A trajectory record with NaN/inf where it counts: refused by name when given (a ValueError); inside
+    an HBG solve it is the model's own flows overflowing (a weight of 3e38): the run is ``Diverged``."""
+
+
 def check_trajectories(traj: Trajectories, name: str = "traj") -> None:
     """The fields of a :class:`Trajectories`, each refused by name (torch's shape or dtype errors inside
     the losses named nothing, and NaN log-probabilities gave a NaN loss in silence)."""
@@ -760,8 +765,8 @@ def check_trajectories(traj: Trajectories, name: str = "traj") -> None:
             raise TypeError(f"{name}.{field} must be a floating tensor, got {value.dtype}")
         shown = value.detach() if mask is None else value.detach()[mask]
         if not bool(torch.isfinite(shown).all()):
-            raise ValueError(f"{name}.{field} contains NaN or inf entries"
-                             + (" on valid transitions" if mask is not None else ""))
+            raise NonFiniteTrajectory(f"{name}.{field} contains NaN or inf entries"
+                                      + (" on valid transitions" if mask is not None else ""))
     samples = check_positive_int(f"{name}.samples", traj.samples)
     if M % samples:
         raise ValueError(f"{name}.samples = {samples} must divide the number of trajectories M = {M}")

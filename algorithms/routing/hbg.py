@@ -51,7 +51,13 @@ import torch
 from algorithms._validation import WORKING_MAX, check_bool, check_choice, check_count, check_fits_memory
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
-from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
+from algorithms.routing.gflownet import (
+    LOSSES,
+    NonFiniteTrajectory,
+    RoutingGFlowNet,
+    encode_instances,
+    rollout,
+)
 from algorithms.routing.nn2opt import _route_two_opt, relative_tol, two_opt
 from algorithms.routing.problem import (
     CVRPInstance,
@@ -68,6 +74,8 @@ __all__ = ["CHECKPOINT_DIR", "HBG", "load_model", "shipped_checkpoints"]
 
 CHECKPOINT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkpoints")
 INFERENCE = ("auto", "depot", "sample", "greedy")
+#: the most trajectories one solve samples (``samples``, or ``maxiters`` when given)
+MAX_SAMPLES = 100_000
 #: shipped sizes per problem type
 SHIPPED_SIZES = (20, 50)
 
@@ -118,7 +126,9 @@ class HBG(Algorithm):
     that never ends); ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
     ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
     ``allow_size_transfer``: accept a named or path checkpoint trained on another size (refused
-    otherwise). ``tol`` has no effect (``samples`` fixes the run: ``solve`` warns).
+    otherwise). ``tol`` has no effect (``samples`` fixes the run: ``solve`` warns). ``solve``'s ``maxiters``,
+    when given, is the sample count instead of ``samples`` (an int in [0, 100000], the same cap; 0 draws no
+    tour: ``MaxIters``; a larger one is refused naming maxiters); ``inference="greedy"`` draws one.
     ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
     The network sees the instance translated and scaled into the unit square (one that already lies in it and
     spans at least half of it is passed as it is), so the answer does not depend on the coordinates' unit.
@@ -140,7 +150,7 @@ class HBG(Algorithm):
                 f"checkpoint must be a name, a path or None, got {type(self.checkpoint).__name__}"
             )
         # a sampled tour each: 2**40 would not finish; stored as the checked int
-        object.__setattr__(self, "samples", check_count("samples", self.samples, 1, 100_000,
+        object.__setattr__(self, "samples", check_count("samples", self.samples, 1, MAX_SAMPLES,
                                                         "each is a sampled tour"))
         check_choice("loss", self.loss, LOSSES)
         check_choice("inference", self.inference, INFERENCE)
@@ -207,6 +217,9 @@ def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOpti
     if mode == "auto":
         mode = "depot" if model.problem == "cvrp" else "sample"
     samples = 1 if mode == "greedy" else options.iterations(algorithm.samples)
+    if options.maxiters is not None and samples > MAX_SAMPLES:  # samples' own cap: 200000 ran for minutes
+        raise ValueError(f"maxiters (HBG's sample count when given) must be <= {MAX_SAMPLES}, as samples: "
+                         f"each is a sampled tour; got {samples}")
     if options.maxiters is not None and mode != "greedy":  # maxiters is the sample count: 2**63 was named
         # "samples" by the rollout; one float64 cost per node per sample, at the least
         nodes = instance.coords.shape[0]
@@ -222,6 +235,8 @@ def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOpti
         try:
             traj = rollout(model, batch, samples, mode=mode, generator=gen)
         except RuntimeError:  # multinomial on non-finite probabilities
+            return None, samples
+        except NonFiniteTrajectory:  # a finite weight (flow_count = 3e38) whose flows overflow: as a NaN one
             return None, samples
     if not bool(torch.isfinite(traj.log_pf).all()):
         return None, samples

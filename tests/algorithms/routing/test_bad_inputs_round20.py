@@ -54,3 +54,36 @@ def test_resume_still_takes_the_state_train_wrote(checkpoint, tmp_path):
     out = str(tmp_path / "same.pt")
     torch.save(copy.deepcopy(base), out)
     train(**dict(KW, steps=3), out=out, resume=True)
+
+
+@pytest.fixture(scope="module")
+def huge_flow_checkpoint(tmp_path_factory):
+    import shutil
+
+    from algorithms.routing.hbg import CHECKPOINT_DIR
+    folder = tmp_path_factory.mktemp("huge")
+    state = torch.load(f"{CHECKPOINT_DIR}/tsp20_hybrid.pt", weights_only=False)
+    state["model"]["flow_count"] = torch.tensor(3e38)   # finite, inside the working range
+    torch.save(state, str(folder / "huge.pt"))
+    shutil.copy(f"{CHECKPOINT_DIR}/tsp20_hybrid.json", str(folder / "huge.json"))
+    return str(folder / "huge.pt")
+
+
+def test_hbg_on_a_checkpoint_whose_flows_overflow_ends_diverged(huge_flow_checkpoint):
+    # "ValueError: traj.log_flow contains NaN or inf entries", a record the user never passed (red20b); a NaN
+    # weight in the same file was already Diverged
+    from algorithms import RetCode, solve
+    from algorithms.routing import random_tsp
+    from algorithms.routing.hbg import HBG
+    sol = solve(random_tsp(20, seed=1), HBG(checkpoint=huge_flow_checkpoint, samples=4), seed=0)
+    assert sol.retcode == RetCode.Diverged
+
+
+@pytest.mark.parametrize("maxiters", [100_001, 2**31 - 1, 2**63 - 1])
+def test_hbg_maxiters_is_its_sample_count_with_the_samples_cap(maxiters):
+    # maxiters replaced samples without a word and without samples' cap: 200000 ran for minutes (red20b)
+    from algorithms import solve
+    from algorithms.routing import random_tsp
+    from algorithms.routing.hbg import HBG
+    with pytest.raises(ValueError, match="maxiters"):
+        solve(random_tsp(20, seed=1), HBG(checkpoint="tsp20", samples=4), seed=0, maxiters=maxiters)
