@@ -134,8 +134,10 @@ class DiffusionMap:
             object.__setattr__(self, name, value)
 
     def __setstate__(self, state: dict) -> None:
-        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable), and the
+        record checked again as at construction (a loaded state with NaN entries was used as loaded)."""
         self.__dict__.update({name: resealed(value) for name, value in state.items()})
+        self.__post_init__()
 
 
 def checked_dmap(dmap: Any, name: str = "dmap") -> DiffusionMap:

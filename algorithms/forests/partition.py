@@ -249,8 +249,10 @@ class ForestPartition:
         object.__setattr__(self, "_trees_crc", _trees_fingerprint(forest))
 
     def __setstate__(self, state: dict) -> None:
-        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable), and the
+        record checked again as at construction (a loaded state with NaN entries was used as loaded)."""
         self.__dict__.update({name: resealed(value) for name, value in state.items()})
+        self.__post_init__()
 
     def checked_forest(self) -> Any:
         """``forest``, refused by name when refitted (or its trees replaced) after construction: the boxes and

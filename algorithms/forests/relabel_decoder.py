@@ -81,8 +81,10 @@ class RelabeledForest:
             object.__setattr__(self, name, tuple(tree[i] for tree in trees))
 
     def __setstate__(self, state: dict) -> None:
-        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable), and the
+        record checked again as at construction (a loaded state with NaN entries was used as loaded)."""
         self.__dict__.update({name: resealed(value) for name, value in state.items()})
+        self.__post_init__()
 
     def _checked_tree(self, b: int) -> tuple:
         """Tree ``b``'s arrays, checked against its node count (the partition's node -> leaf map) and kept

@@ -86,3 +86,35 @@ def test_a_pickled_autoencoder_still_loads_and_decodes():
     again = pickle.loads(pickle.dumps(ae))
     np.testing.assert_array_equal(again.transform(X[:3]), ae.transform(X[:3]))
     assert pickle.loads(pickle.dumps(RFAutoencoder(k=3))).k == 3
+
+
+def _records():
+    from algorithms.forests import dense_diffusion_map, relabel_forest
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    part = ForestPartition.from_forest(RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0)
+                                       .fit(X, X.sum(1)))
+    relabeled = relabel_forest(part, lambda rows: 2 * rows, np.zeros(2), np.ones(2), np.zeros(2, bool), rng)
+    decoded = exact_decode(forest_kernel(part, X[:2], X).toarray(), part, part.leaves(X), np.zeros(2),
+                           np.ones(2), np.zeros(2, bool), rng)
+    return {"partition": (part, "lower"), "relabeled": (relabeled, "threshold"),
+            "dmap": (dense_diffusion_map(np.ones((5, 5)) + np.eye(5), 2), "eigenvalues"),
+            "decoded": (decoded, "x")}
+
+
+@pytest.mark.parametrize("kind", ["partition", "relabeled", "dmap", "decoded"])
+def test_a_loaded_record_with_nan_is_refused_by_name(kind):
+    import copy
+    import pickle
+
+    record, field = _records()[kind]
+    state = dict(record.__dict__)
+    value = state[field]
+    state[field] = tuple(np.full_like(v, np.nan) for v in value) if isinstance(value, tuple) else \
+        np.full_like(value, np.nan, dtype=float)
+    loaded = object.__new__(type(record))
+    with pytest.raises(ValueError, match=field):   # a NaN state was used as loaded
+        loaded.__setstate__(state)
+    for again in (pickle.loads(pickle.dumps(record)), copy.deepcopy(record)):   # valid states still load
+        assert type(again) is type(record)
