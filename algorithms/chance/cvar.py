@@ -11,7 +11,7 @@ HiGHS (``scipy.optimize.linprog``). ``Success``: HiGHS optimal and the answer vi
 ⌊ρL⌋ samples; ``MaxIters`` when the solve option ``maxiters`` (HiGHS's iteration limit) stops it;
 ``Failure`` when HiGHS proves the LP infeasible (a conservative approximation: the chance-constrained
 problem itself may be feasible, so never ``Infeasible``, which means no feasible point; SAA-MILP decides
-that) and otherwise.
+that) and otherwise; ``Diverged`` when the user's f or g answers NaN/inf at the answer (as SAA-MILP).
 
 References
 ----------

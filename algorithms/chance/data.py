@@ -36,6 +36,7 @@ decides membership in D_ρ.
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 import scipy.optimize
@@ -60,6 +61,27 @@ Z_MAX = 3.5
 RESTRICTIONS = ("moment", "scenario")
 
 
+class _NonFiniteAnswer(Exception):
+    """The user's f or g (or their gradients) answered NaN/inf during a restricted solve: SLSQP (scipy) never
+    gets such a value; the restricted problem has no solution (None)."""
+
+
+def _checked_answer(name: str, value: Any, shape: tuple[int, ...]) -> torch.Tensor:
+    """A user's f or g answer inside stage 1: a real floating tensor whose leading axes are ``shape`` (a numpy
+    answer met AttributeError "no attribute 'requires_grad'", None "not subscriptable", a (0,) tensor a bare
+    IndexError), finite (NaN reached SLSQP)."""
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        raise TypeError(f"{name} must return a real floating torch tensor, got {type(value).__name__} "
+                        f"{getattr(value, 'dtype', '')}")
+    components = name == "g"   # g may answer m >= 1 components per sample: (1, k, m)
+    if tuple(value.shape[:len(shape)]) != shape or value.ndim > len(shape) + components or 0 in value.shape:
+        also = f" or {(*shape, 'm')} with m >= 1" if components else ""
+        raise ValueError(f"{name} must return a tensor of shape {shape}{also} here, got {tuple(value.shape)}")
+    if not bool(torch.isfinite(value.detach()).all()):
+        raise _NonFiniteAnswer(name)
+    return value
+
+
 def restricted_solution(
     problem: ChanceConstrainedProblem, h_subset: np.ndarray, z: float, *, restriction: str = "moment"
 ) -> np.ndarray | None:
@@ -75,7 +97,8 @@ def restricted_solution(
     accepted only when it reports success and the restriction, evaluated once more at its point,
     is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None.
     ``z`` a real in [0, 3.4e38] (the working range; a margin no point of the box meets, e.g. 1e30, gives
-    None)."""
+    None). f and g must answer real floating tensors of their shapes (refused naming them); a NaN/inf f, g
+    or gradient during the solve gives None (SLSQP never sees it)."""
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
     h_subset = as_real_array("h_subset", h_subset)
@@ -101,7 +124,8 @@ def restricted_solution(
     def margin(x: torch.Tensor) -> torch.Tensor:
         # g gets a copy of the samples: one that wrote into them (hh.sub_(1)) shifted every later call of the
         # solve (Diverged, x = 1e9 outside the box)
-        values = call_user("g(x, h)", problem.g, x[None], h_t.clone())[0] / g_scale[0]
+        answer = call_user("g(x, h)", problem.g, x[None], h_t.clone())
+        values = _checked_answer("g", answer, (1, h_t.shape[0]))[0] / g_scale[0]
         values = values[:, None] if values.ndim == 1 else values
         if restriction == "scenario":
             return values.reshape(-1)
@@ -125,7 +149,7 @@ def restricted_solution(
 
     def raw_objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         xt = as_tensor(x).requires_grad_(True)
-        value = call_user("f(x)", problem.f, xt[None])[0]
+        value = _checked_answer("f", call_user("f(x)", problem.f, xt[None]), (1,))[0]
         if not value.requires_grad:   # torch's "element 0 of tensors does not require grad" named nothing
             raise ValueError("f must be computed from x with torch operations (GGDOpt's stage 1 and guidance "
                              "differentiate it); it returned a tensor without a gradient (numpy inside f, "
@@ -134,7 +158,10 @@ def restricted_solution(
         (gradient,) = call_user("f(x)'s backward (autograd)", lambda: torch.autograd.grad(value, xt))
         # a fresh contiguous copy: the gradient of a sum is an expanded (stride-0) view of one
         # number, which SLSQP's Fortran core misreads (it stalled at the start on f = Σx)
-        return float(value.detach()), np.array(gradient.detach().double().numpy(), order="C")
+        gradient = np.array(gradient.detach().double().numpy(), order="C")
+        if not np.all(np.isfinite(gradient)):
+            raise _NonFiniteAnswer("f's gradient")
+        return float(value.detach()), gradient
 
     def raw_constraint(x: np.ndarray) -> np.ndarray:
         with torch.no_grad():
@@ -159,7 +186,10 @@ def restricted_solution(
             raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
                              "differentiates it); it returned a tensor without a gradient (numpy inside g, "
                              "or .detach())")
-        return jacobian.double().numpy()
+        jacobian = jacobian.double().numpy()
+        if not np.all(np.isfinite(jacobian)):
+            raise _NonFiniteAnswer("g's gradient")
+        return jacobian
 
     lower, upper = problem.lower.astype(np.float64) / x_unit, problem.upper.astype(np.float64) / x_unit
     bounds = list(zip(lower, upper))
@@ -167,10 +197,14 @@ def restricted_solution(
     # g's values brought to about 1 (a power of two, 1 for ordinary g) before their moments: the spread's
     # floor 1e-12 is absolute (g ~ 1e-30 got a margin z·1e-6, which no point met: no restricted solution at
     # all), and a float32 var of g ~ 1e30 overflowed
-    with torch.no_grad():
-        g_start = call_user("g(x, h)", problem.g, as_tensor(start * x_unit)[None], h_t.clone())
-    g_scale = [unit_of(g_start.detach().double().numpy())]
-    g_unit = unit_of(raw_constraint(start * x_unit))
+    try:
+        with torch.no_grad():
+            g_start = _checked_answer("g", call_user("g(x, h)", problem.g, as_tensor(start * x_unit)[None],
+                                                     h_t.clone()), (1, h_t.shape[0]))
+        g_scale = [unit_of(g_start.detach().double().numpy())]
+        g_unit = unit_of(raw_constraint(start * x_unit))
+    except _NonFiniteAnswer:
+        return None
 
     def constraint(u: np.ndarray) -> np.ndarray:
         return raw_constraint(u * x_unit) / g_unit
@@ -178,16 +212,22 @@ def restricted_solution(
     def jacobian(u: np.ndarray) -> np.ndarray:
         return constraint_jacobian(u * x_unit) * (x_unit / g_unit)
 
-    result = scipy.optimize.minimize(
-        objective,
-        start,
-        jac=True,
-        method="SLSQP",
-        bounds=bounds,
-        constraints=[{"type": "ineq", "fun": constraint, "jac": jacobian}],
-        options={"maxiter": 100, "ftol": 1e-9},
-    )
-    if not result.success or np.min(constraint(result.x)) < -1e-6:
+    try:
+        result = scipy.optimize.minimize(
+            objective,
+            start,
+            jac=True,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=[{"type": "ineq", "fun": constraint, "jac": jacobian}],
+            options={"maxiter": 100, "ftol": 1e-9},
+        )
+        if not result.success:
+            return None
+        final = constraint(result.x)
+    except _NonFiniteAnswer:
+        return None
+    if not result.success or np.min(final) < -1e-6:
         return None
     return np.clip(result.x * x_unit, problem.lower, problem.upper)
 

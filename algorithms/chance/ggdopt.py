@@ -29,7 +29,9 @@ its violation in ``stats``. Stage 1 with 1 to 9 feasible points (too few to trai
 the feasible one of least f. A stop comes first: a run cut by ``maxiters`` is ``MaxIters`` and one stopped by
 the callback ``Terminated``, feasible sample or not. The solve option ``maxiters`` caps the reverse steps
 (iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite training loss, or a sample
-beyond 1e6 (standardised units) or non-finite, is ``Diverged``. ``stats`` (:class:`ChanceStats`) carries the
+beyond 1e6 (standardised units) or non-finite, is ``Diverged``, and so is an answer where the user's f or g
+answers NaN/inf (f at it, g at it and any row of ``h_samples``; a callback's stop stays ``Terminated``).
+``stats`` (:class:`ChanceStats`) carries the
 empirical violation and the out-of-sample feasibility (on ``problem.n_fresh`` fresh draws of
 ``problem.h_sampler``, from the solve's seed, 0 when none is given) of the answer. The trace records, per
 reverse step, the mean of f over the samples at that step (in f's own units, before clipping to the box).
@@ -305,6 +307,13 @@ def answer_feasibility(
         stats.out_of_sample_feasibility = float(out_of_sample_feasibility(problem, x[None], seed=seed)[0])
 
 
+def finite_answer(problem: ChanceConstrainedProblem, x: np.ndarray, value: float) -> bool:
+    """f's ``value`` and g at (x, every row of h_samples) finite: a user's f or g answering NaN/inf at a run's
+    answer ends the run ``Diverged`` (README). A NaN g counted as a violated sample (``NaN >= -tol`` is
+    False) and the run reported Success; a NaN f met Solution's guard naming ``value``."""
+    return math.isfinite(value) and bool(np.all(np.isfinite(problem.constraints(x[None], problem.h_samples))))
+
+
 @_dispatch
 def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
     # the guidance and the score training differentiate: inside a caller's torch.no_grad() or
@@ -353,12 +362,13 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     if options.maxiters == 0:
         x = (0.5 * (problem.lower + problem.upper)).astype(dtype)
         monitor = IterationMonitor(options, total=1, desc="GGDOpt")
-        monitor.record(iteration=0, stage="start", value=float(problem.objective(x[None])[0]))
+        value = float(problem.objective(x[None])[0])
+        monitor.record(iteration=0, stage="start", value=value)
         monitor.close()
         return Solution(
             x=x,
-            value=float(problem.objective(x[None])[0]),
-            retcode=RetCode.MaxIters,
+            value=value,
+            retcode=RetCode.MaxIters if math.isfinite(value) else RetCode.Diverged,   # a user's f NaN there
             stats=stats,
             trace=monitor.trace,
         )
@@ -387,11 +397,12 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         else:
             best = points[np.argmin(violation)].astype(dtype)
         answer_feasibility(problem, best, stats, seed)   # the answer's violation was left NaN
+        value = float(problem.objective(best[None])[0])
         return Solution(
             x=best,
-            value=float(problem.objective(best[None])[0]),
+            value=value,
             # no feasible point found is no proof that none exists: Failure, never Infeasible (red13a)
-            retcode=RetCode.Failure,
+            retcode=RetCode.Failure if finite_answer(problem, best, value) else RetCode.Diverged,
             stats=stats,
             original=result,
         )
@@ -473,9 +484,12 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         retcode = RetCode.MaxIters
     else:
         retcode = RetCode.Success if ok.any() else RetCode.Failure   # none found: no proof (not Infeasible)
+    value = float(result.sample_values[index])
+    if retcode is not RetCode.Terminated and not finite_answer(problem, x, value):
+        retcode = RetCode.Diverged   # the user's f or g NaN/inf at the answer (argmin picks a NaN first)
     return Solution(
         x=x,
-        value=float(result.sample_values[index]),
+        value=value,
         retcode=retcode,
         stats=stats,
         trace=monitor.trace,

@@ -301,14 +301,18 @@ class ChanceConstrainedProblem(Problem):
 
     def objective(self, x: np.ndarray) -> np.ndarray:
         """f at the rows of ``x`` (shape (batch, n)), as a float64 array of shape (batch,)."""
+        rows = self._rows(x)
         with torch.no_grad():
-            value = call_user("f(x)", self.f, torch.as_tensor(self._rows(x)))
+            value = call_user("f(x)", self.f, torch.as_tensor(rows))
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"f must return a torch tensor, got {type(value).__name__}")
         if not value.is_floating_point():   # a bool/int tensor was read as numbers, a complex one cut to real
             raise TypeError(f"f must return a real floating tensor (GGDOpt differentiates it), got dtype "
                             f"{value.dtype}")
         self._check_precision("f", value)
+        if tuple(value.shape) != (rows.shape[0],):   # shape (0,) mid-run met a bare IndexError
+            raise ValueError(f"f must map a (batch, n) tensor to shape (batch,), got {tuple(value.shape)} "
+                             f"for batch = {rows.shape[0]}")
         return value.detach().cpu().numpy().astype(np.float64)
 
     def _check_precision(self, name: str, value: torch.Tensor) -> None:

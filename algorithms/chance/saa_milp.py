@@ -9,7 +9,8 @@ HiGHS through ``scipy.optimize.milp``. ``Success``: HiGHS reports optimality and
 passes (the box holds and at most k samples are violated at the answer); ``MaxTime`` when
 ``time_limit`` stops the search (the incumbent is returned), ``MaxIters`` when the solve option
 ``maxiters`` (HiGHS's node limit; 0 returns the box midpoint) does, ``Infeasible`` when HiGHS
-proves there is no point, ``Failure`` when the answer fails the check. One solve is one
+proves there is no point, ``Failure`` when the answer fails the check, ``Diverged`` when the user's f
+or g answers NaN/inf at the answer (f there, g there at any row of ``h_samples``). One solve is one
 iteration: ``stats.iterations`` is 1 and the trace holds one record (iteration 0, the answer's
 value and empirical violation; with ``maxiters=0``, the midpoint's value).
 
@@ -35,7 +36,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from algorithms._validation import check_positive, remember_validated
-from algorithms.chance.ggdopt import ChanceStats, answer_feasibility
+from algorithms.chance.ggdopt import ChanceStats, answer_feasibility, finite_answer
 from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear, scaled_lp
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 
@@ -79,7 +80,8 @@ def midpoint_solution(problem: ChanceConstrainedProblem, options: SolveOptions) 
     value = float(problem.objective(x[None])[0])
     monitor = IterationMonitor(options, total=1)
     monitor.record(iteration=0, value=value)
-    return Solution(x=x, value=value, retcode=RetCode.MaxIters, stats=ChanceStats(), trace=monitor.trace)
+    retcode = RetCode.MaxIters if math.isfinite(value) else RetCode.Diverged   # a user's f NaN there
+    return Solution(x=x, value=value, retcode=retcode, stats=ChanceStats(), trace=monitor.trace)
 
 
 def finish_linear(
@@ -99,6 +101,8 @@ def finish_linear(
     if retcode is RetCode.Success and stats.empirical_violation > max_violation + 1e-12:
         retcode = RetCode.Failure
     value = float(problem.objective(x[None])[0])
+    if not finite_answer(problem, x, value):   # f or g NaN/inf at the answer: never a Success
+        retcode = RetCode.Diverged
     monitor = IterationMonitor(options, total=1)
     monitor.record(iteration=0, value=value, empirical_violation=stats.empirical_violation)
     stats.iterations = 1

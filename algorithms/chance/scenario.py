@@ -7,7 +7,8 @@ true chance constraint with probability at most ``confidence`` (Calafiore & Camp
 N >= (2/ρ)(ln(1/confidence) + n)); when fewer samples exist, all L are used. An LP, solved by
 HiGHS. ``Success``: HiGHS optimal and every enforced scenario satisfied; ``MaxIters`` (the
 solve option ``maxiters``, HiGHS's iteration limit), ``Failure`` as for the CVaR LP (an infeasible
-scenario LP included: no proof that the chance-constrained problem has no feasible point).
+scenario LP included: no proof that the chance-constrained problem has no feasible point); ``Diverged``
+when the user's f or g answers NaN/inf at the answer (as SAA-MILP).
 
 References
 ----------

@@ -1,0 +1,108 @@
+"""Round 20 of issue #43: a user's f or g answering NaN/inf, or the wrong shape, during a run (classes G, H).
+
+The LP baselines (CVaR, SAA-MILP, scenario) evaluate f and g at their answer: a NaN g counted as a violated
+sample (``NaN >= -tol`` is False), so the run reported ``Success`` (scenario: even with every g NaN); a NaN or
+inf f met Solution's guard naming ``value`` (no argument the user passed); an f answering shape (0,) met a
+bare IndexError. README: a non-finite value from a user's callable ends the run ``Diverged``.
+"""
+
+import dataclasses
+import math
+
+import pytest
+import torch
+
+from algorithms import RetCode, solve
+from algorithms.chance import SAAMILP, CVaRApproximation, ScenarioApproach, linear_gaussian_problem
+
+ALGORITHMS = {"cvar": CVaRApproximation(), "saa": SAAMILP(), "scenario": ScenarioApproach()}
+
+
+class _Turning:
+    """The problem's own f or g, answering ``bad`` from call ``k`` + 1 on (``k`` counted from ``arm``)."""
+
+    def __init__(self, fn, bad: str):
+        self.fn, self.bad, self.calls, self.k = fn, bad, 0, 10**9
+
+    def arm(self, k: int) -> None:
+        self.k = self.calls + k
+
+    def __call__(self, *args):
+        self.calls += 1
+        out = self.fn(*args)
+        if self.calls <= self.k:
+            return out
+        if self.bad == "shape":
+            return out[..., :0]
+        out = out.clone()
+        out.view(-1)[0] = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}[self.bad]
+        return out
+
+
+def _problem(which: str, bad: str, k: int = 0):
+    base = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    wrapped = _Turning(getattr(base, which), bad)
+    problem = dataclasses.replace(base, **{which: wrapped})
+    wrapped.arm(k)   # the construction's probes passed: turn during the run
+    return problem
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("which, bad", [("f", "nan"), ("f", "inf"), ("f", "-inf"), ("g", "nan"), ("g", "inf"),
+                                        ("g", "-inf")])
+def test_a_non_finite_f_or_g_at_the_answer_ends_the_run_diverged(name, which, bad):
+    sol = solve(_problem(which, bad), ALGORITHMS[name], seed=0)
+    assert sol.retcode is RetCode.Diverged
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_a_nan_f_at_the_midpoint_of_maxiters_zero_is_diverged(name):
+    sol = solve(_problem("f", "nan"), ALGORITHMS[name], maxiters=0)
+    assert sol.retcode is RetCode.Diverged
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_an_f_answering_the_wrong_shape_mid_run_is_refused_naming_f(name):
+    with pytest.raises(ValueError, match=r"^f must map a \(batch, n\) tensor to shape \(batch,\)"):
+        solve(_problem("f", "shape"), ALGORITHMS[name], seed=0)
+
+
+def test_objective_refuses_a_wrong_shape_naming_f():
+    problem = _problem("f", "shape")
+    with pytest.raises(ValueError, match=r"^f must map"):
+        problem.objective(torch.zeros(3, 2).numpy())
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    ("numpy", TypeError, r"^f must return a real floating torch tensor, got ndarray"),
+    ("None", TypeError, r"^f must return a real floating torch tensor, got NoneType"),
+    ("shape", ValueError, r"^f must return a tensor of shape \(1,\) here, got \(0,\)"),
+])
+def test_ggdopt_stage_one_names_f_answering_the_wrong_type_or_shape(bad, error, match):
+    """GGDOpt's restricted solves met AttributeError ("no attribute 'requires_grad'"), "'NoneType' object is
+    not subscriptable" and a bare IndexError."""
+    from tests.algorithms.chance.cases_ggdopt import TINY_GGDOPT
+
+    base = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    state = {"armed": False}
+
+    def f(x):
+        out = base.f(x)
+        if not state["armed"]:
+            return out
+        answers = {"numpy": lambda: out.detach().numpy(), "None": lambda: None, "shape": lambda: out[..., :0]}
+        return answers[bad]()
+
+    problem = dataclasses.replace(base, f=f)
+    state["armed"] = True
+    with pytest.raises(error, match=match):
+        solve(problem, TINY_GGDOPT, seed=0)
+
+
+def test_restricted_solution_gives_none_when_g_turns_nan_and_scipy_never_sees_it():
+    from algorithms.chance import restricted_solution
+
+    base = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    problem = dataclasses.replace(base, g=_Turning(base.g, "nan"))
+    problem.g.arm(0)
+    assert restricted_solution(problem, base.h_samples[:10], 0.5) is None
