@@ -285,6 +285,8 @@ class GraphCut(DirectedCut):
     an undirected networkx graph (see :class:`DirectedCut` for ``weight`` and node labels):
     ``weights`` is that (n, n) matrix (dense or scipy.sparse, symmetric, finite, >= 0) or graph; symmetric
     to rounding level: max |W − Wᵀ| <= max(1e-8, 8 eps of W's dtype)·max |W|, a larger asymmetry refused.
+    As for :class:`DirectedCut`, integer weights must sum to at most 2**53 (more is refused by name: pass
+    floats) and a Fraction, Decimal or np.longdouble weight float64 does not hold exactly is refused by name.
 
     >>> import networkx as nx
     >>> cut = GraphCut(nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c", {"weight": 1.0})]))
