@@ -339,7 +339,9 @@ def train(
     gen = torch.Generator().manual_seed(seed)
     start_step, used_minutes = 0, 0.0
     history: list[float] = []
+    resumed_from = ""  # named where the run turns non-finite: a resumed file's state may be why
     if resume and os.path.isfile(out):
+        resumed_from = f"; resumed from {out!r}: its weights or optimizer state"
         model, meta_old, state = load_checkpoint(out)
         if (meta_old.get("problem"), meta_old.get("size"), meta_old.get("loss")) != (problem, size, loss):
             raise ValueError(
@@ -423,11 +425,17 @@ def train(
         value = trajectory_loss(traj, loss, beta=beta, center=True, db_weight=db_weight)
         if not torch.isfinite(value):
             raise FloatingPointError(f"training loss became non-finite at step {step} (lr = {lr!r}, "
-                                     f"db_weight = {db_weight!r}, beta = {beta!r}): use smaller settings")
+                                     f"db_weight = {db_weight!r}, beta = {beta!r}{resumed_from}): use "
+                                     f"smaller settings")
         optimizer.zero_grad()
         value.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), GRAD_CLIP)
         optimizer.step()
+        if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+            # an Adam moment of 3e38 from a resumed file stepped a weight to inf: the next rollout blamed that
+            # weight as "written in place after construction" (red20b)
+            raise FloatingPointError(f"the model's weights became non-finite at step {step} (lr = {lr!r}"
+                                     f"{resumed_from}): use smaller settings")
         step += 1
         last_loss, last_cost = float(value.detach()), float(traj.cost.detach().mean())
         history.append(last_cost)

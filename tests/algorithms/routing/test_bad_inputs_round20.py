@@ -87,3 +87,17 @@ def test_hbg_maxiters_is_its_sample_count_with_the_samples_cap(maxiters):
     from algorithms.routing.hbg import HBG
     with pytest.raises(ValueError, match="maxiters"):
         solve(random_tsp(20, seed=1), HBG(checkpoint="tsp20", samples=4), seed=0, maxiters=maxiters)
+
+
+def test_resume_whose_optimizer_state_overflows_a_weight_names_the_checkpoint(checkpoint, tmp_path):
+    # an exp_avg of 3e38 (finite, in range) stepped a weight to inf: the next rollout blamed that weight as
+    # "written in place after construction", a write the user never made (red20b)
+    _, base = checkpoint
+    state = copy.deepcopy(base)
+    for entry in state["optimizer"]["state"].values():
+        entry["exp_avg"] = torch.full_like(entry["exp_avg"], 3e38)
+        entry["exp_avg_sq"] = torch.zeros_like(entry["exp_avg_sq"])
+    out = str(tmp_path / "overflow.pt")
+    torch.save(state, out)
+    with pytest.raises(FloatingPointError, match=r"lr = .*resumed from"):
+        train(**dict(KW, steps=4), out=out, resume=True)
