@@ -10,7 +10,7 @@ separately), Theorem 4.2 (oracle consistency), Theorem 4.3 (ILP uniqueness), The
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import itertools
 import math
 import warnings
@@ -270,11 +270,21 @@ def _decoder_instances(draw):
 
 
 def _ignore_first_tree(part: ForestPartition) -> ForestPartition:
-    """Sabotage: the decoder sees tree 0's leaves as unbounded, so its boxes constrain nothing."""
+    """Sabotage: the decoder sees tree 0's leaves as unbounded, so its boxes constrain nothing. Written past
+    the constructor (which refuses boxes that are not the forest's since round 20): a shallow copy whose box
+    fields are replaced, as a corrupted partition would reach the decoder."""
     first = part.tree_of == 0
     lower, upper = part.lower.copy(), part.upper.copy()
     lower[first], upper[first] = -np.inf, np.inf
-    return dataclasses.replace(part, lower=lower, upper=upper)
+    return _with_boxes(part, lower, upper)
+
+
+def _with_boxes(part: ForestPartition, lower: np.ndarray, upper: np.ndarray) -> ForestPartition:
+    """A copy of ``part`` with other boxes, written past the constructor's check (a sabotage's input)."""
+    sabotaged = copy.copy(part)
+    object.__setattr__(sabotaged, "lower", lower)
+    object.__setattr__(sabotaged, "upper", upper)
+    return sabotaged
 
 
 def _decoder_check(ctx: Context, *, sabotage: bool) -> Outcome:
@@ -889,8 +899,8 @@ def _optimality_check(ctx: Context, *, sabotage: bool) -> Outcome:
         pair = forest_kernel(part, rng.random((4, 3)) * [1, 1, 4] + [0, 0, 2], X).toarray()
         weight = rng.uniform(0.3, 0.7, (2, 1))
         rows = weight * pair[:2] + (1 - weight) * pair[2:] + 0.02 * rng.random((2, 40))
-        used = dataclasses.replace(part, lower=np.full_like(part.lower, -np.inf),
-                                   upper=np.full_like(part.upper, np.inf)) if sabotage else part
+        used = _with_boxes(part, np.full_like(part.lower, -np.inf), np.full_like(part.upper, np.inf)) \
+            if sabotage else part
         # n_candidates = 4 >= every tree's leaf count (depth 2): the ILP sees the whole feasible set
         dec = exact_decode(rows, used, train_leaves, X.min(0), X.max(0), categorical, rng,
                            n_candidates=4, time_limit=5.0)

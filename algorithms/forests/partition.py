@@ -178,11 +178,26 @@ def _trees_fingerprint(forest: Any) -> int:
     return crc
 
 
+def _check_leaf_boxes(forest: Any, maps: tuple[np.ndarray, ...], lower: np.ndarray,
+                      upper: np.ndarray) -> None:
+    """``lower``/``upper`` must be the forest's own leaf boxes (:func:`node_boxes`): boxes moved by hand were
+    decoded into, while ``leaves()`` routed by the trees (red20b)."""
+    n_features = lower.shape[1]
+    for b, estimator in enumerate(forest.estimators_):
+        lo, hi = node_boxes(estimator.tree_, n_features)
+        leaf_nodes = np.flatnonzero(maps[b] >= 0)
+        ids = maps[b][leaf_nodes]
+        if not (np.array_equal(lower[ids], lo[leaf_nodes]) and np.array_equal(upper[ids], hi[leaf_nodes])):
+            raise ValueError(f"lower and upper must be the forest's leaf boxes (as node_boxes gives them); "
+                             f"tree {b}'s leaves differ")
+
+
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class ForestPartition:
     """The leaves of a fitted forest as boxes, with global leaf ids ``0 .. n_leaves-1``.
 
-    ``lower``/``upper`` have shape (n_leaves, n_features) (±inf where a leaf is unbounded);
+    ``lower``/``upper`` have shape (n_leaves, n_features) (±inf where a leaf is unbounded) and are the
+    forest's own leaf boxes (as :func:`node_boxes` gives them; other boxes are refused naming lower/upper);
     leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ, and
     ``node_to_leaf[b]`` maps tree b's node ids to global leaf ids (−1 for internal nodes). ``forest``
     is the fitted scikit-learn forest (kept as a private copy: refitting the caller's forest later changes
@@ -240,6 +255,7 @@ class ForestPartition:
                 raise ValueError(f"node_to_leaf[{b}] must be a 1-D int array, got dtype {m.dtype} and shape "
                                  f"{m.shape}")
         _check_node_maps(forest, maps, tree_of)
+        _check_leaf_boxes(forest, maps, lower, upper)
         # read-only for good (bytes-backed): a node map written in place (leaf id -7, or every node -> 0) was
         # used by leaves()/transform without a check
         for name, value in (("forest", forest), ("n_features", n_features), ("lower", read_only(lower)),

@@ -118,3 +118,18 @@ def test_a_loaded_record_with_nan_is_refused_by_name(kind):
         loaded.__setstate__(state)
     for again in (pickle.loads(pickle.dumps(record)), copy.deepcopy(record)):   # valid states still load
         assert type(again) is type(record)
+
+
+@pytest.mark.parametrize("moved", ["lower", "upper"])
+def test_a_hand_built_partition_with_boxes_not_its_forests_is_refused(moved):
+    # red20b: every finite lower bound moved by 0.5 was accepted: decoders used boxes the trees lack
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    forest = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=0).fit(X, X[:, 0])
+    part = ForestPartition.from_forest(forest)
+    boxes = {"lower": part.lower, "upper": part.upper}
+    shift = -0.5 if moved == "lower" else 0.5   # widened: still lower <= upper, but not the trees' boxes
+    boxes[moved] = np.where(np.isfinite(boxes[moved]), boxes[moved] + shift, boxes[moved])
+    with pytest.raises(ValueError, match="lower and upper must be the forest's leaf boxes"):
+        ForestPartition(forest, 3, boxes["lower"], boxes["upper"], part.tree_of, part.node_to_leaf)
+    assert ForestPartition(forest, 3, part.lower, part.upper, part.tree_of, part.node_to_leaf).n_leaves == \
+        part.n_leaves
