@@ -327,8 +327,10 @@ def _named_f(run: Callable[[], Any]) -> Any:
     returned a non-finite value" named a parameter the user never passed (f NaN in a region of the box)."""
     try:
         return run()
-    except ValueError as exc:
-        if not str(exc).startswith("objective returned a non-finite"):
+    except (ValueError, TypeError) as exc:
+        if str(exc).startswith("objective must"):   # the sampler's name for the user's f (red20a)
+            raise type(exc)("f" + str(exc)[len("objective"):]) from exc
+        if isinstance(exc, TypeError) or not str(exc).startswith("objective returned a non-finite"):
             raise
         raise ValueError("f returned a non-finite value or gradient at a sample's posterior mean during "
                          "GGDOpt's stage 3 (which differentiates f there): f must be finite and "
@@ -468,7 +470,13 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         )
     samples = np.clip(samples, problem.lower, problem.upper)
     result.samples = samples.astype(dtype)
-    result.sample_values = problem.objective(result.samples)
+    values = problem.objective(result.samples)
+    if not np.all(np.isfinite(values)):   # the user's f NaN/inf at a final sample: the record refused it,
+        # naming its own field sample_values, or a Success carried f = -inf (red20a)
+        index = int(np.flatnonzero(~np.isfinite(values))[0])
+        return Solution(x=result.samples[index].copy(), value=float(values[index]), retcode=RetCode.Diverged,
+                        stats=stats, trace=monitor.trace, original=result)
+    result.sample_values = values
     result.sample_violation = empirical_violation(problem, result.samples)
     ok = result.sample_violation <= problem.rho
     stats.n_feasible_samples = int(ok.sum())

@@ -302,7 +302,8 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     # the operators' unchecked maps on a batch of one (shapes fixed above): this runs on every NPN solve
     value = _spectral_norm(lambda v: operator._forward_one(projection._adjoint_one(v) / norm_s) / norm_h,
                            lambda w: projection._forward_one(operator._adjoint_one(w) / norm_h) / norm_s,
-                           z, iterations)
+                           z, iterations, f"operator ({type(operator).__name__}) or projection "
+                           f"({type(projection).__name__}):")
     return min(1.0, value)
 
 

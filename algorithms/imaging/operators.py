@@ -98,25 +98,36 @@ def _check_ratio(ratio: Any) -> float:
     return check_working_range("ratio", ratio)
 
 
-def _spectral_norm(forward: Any, adjoint: Any, x: torch.Tensor, iterations: int) -> float:
+def _spectral_norm(forward: Any, adjoint: Any, x: torch.Tensor, iterations: int,
+                   maps: str = "the operator's") -> float:
     """‖A‖₂ by ``iterations`` power steps on AᵀA from x/‖x‖, run on B = A/s with s = max |(A x/‖x‖)_i| (no
     square formed): ‖B‖ lies in [1, √m·‖A‖/s], the iterate is kept at x̂/s (x̂ a unit vector) so that
     A(x̂/s) = Bx̂ and Aᵀ(Bx̂)/s = BᵀBx̂ are both of order 1, and the estimate s·√‖BᵀBx̂‖ = √‖AᵀAx̂‖ is the
     unscaled step's for any ‖A‖ in ~[1e-290, 1e290] (the unscaled step squared ‖A‖ twice inside torch's
-    norm, which sums squares, and returned 0.0 below ~1e-77). 0.0 when A x = 0 exactly (A = 0)."""
+    norm, which sums squares, and returned 0.0 below ~1e-77). 0.0 when A x = 0 exactly (A = 0). A NaN/inf
+    step (a user's map failing part-way) is refused naming ``maps``: it returned norm() = nan, and
+    null_space_leakage's min(1.0, nan) a plausible 1.0 (red20a)."""
     value = 0.0  # assigned by the first step (iterations >= 1, validated by the callers)
     x = x / torch.linalg.vector_norm(x)
     scale = float(torch.linalg.vector_norm(forward(x), math.inf))
     if scale == 0.0:
         return 0.0
+    _check_power_step(scale, maps)
     x = x / scale
     for _ in range(iterations):
         x = adjoint(forward(x)) / scale
         value = float(torch.linalg.vector_norm(x))
+        _check_power_step(value, maps)
         if value == 0.0:  # BᵀBx̂ = 0 to rounding (an S exactly in Null(H))
             return 0.0
         x = x / (value * scale)
     return scale * math.sqrt(value)
+
+
+def _check_power_step(value: float, maps: str) -> None:
+    if not math.isfinite(value):   # NaN passed `value == 0.0` and every later step
+        raise ValueError(f"{maps} _forward/_adjoint returned NaN/inf entries during the power iteration "
+                         f"(finite inputs): the operator's map is at fault")
 
 
 #: the most power iterations ``norm`` and ``null_space_leakage`` take: 2**40 ran for ever (a hang, not an
@@ -374,12 +385,14 @@ class LinearOperator:
         An estimate, from below: the power iteration converges at the rate (σ₂/σ₁)^(2·iterations), so it is
         exact to rounding when the top singular value is well separated, and slow when the top two are close
         (50 steps were up to 1.6 % low on 8×8 Gaussian matrices); raise ``iterations`` for accuracy there.
+        A subclass's ``_forward``/``_adjoint`` answering NaN/inf during the iteration is refused with a
+        ``ValueError`` naming the operator.
         """
         iterations = check_power_iterations(iterations)
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))
         x = torch.randn(self.image_shape, generator=generator, dtype=dtype)[None]  # a batch of one
-        return _spectral_norm(self._forward_one, self._adjoint_one, x, iterations)
+        return _spectral_norm(self._forward_one, self._adjoint_one, x, iterations, f"{type(self).__name__}'s")
 
     def _forward_one(self, x: torch.Tensor) -> torch.Tensor:
         """H x for a batch of one image ``(1, h, w)``, unchecked (the power iterations' inner map: the

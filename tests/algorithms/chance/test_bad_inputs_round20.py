@@ -106,3 +106,40 @@ def test_restricted_solution_gives_none_when_g_turns_nan_and_scipy_never_sees_it
     problem = dataclasses.replace(base, g=_Turning(base.g, "nan"))
     problem.g.arm(0)
     assert restricted_solution(problem, base.h_samples[:10], 0.5) is None
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_ggdopt_f_non_finite_at_the_final_samples_is_diverged(bad):
+    """red20a: f NaN at GGDOpt's final evaluation of the samples met GGDOptResult's own refusal naming
+    sample_values, and -inf a Success's guard naming value: neither named f nor reported Diverged."""
+    from tests.algorithms.chance.cases_ggdopt import TINY_GGDOPT
+
+    base = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    calls = {"n": 0, "k": 10**9}
+
+    def f(x):
+        calls["n"] += 1
+        out = base.f(x)
+        return out * bad if calls["n"] > calls["k"] else out
+
+    problem = dataclasses.replace(base, f=f)
+    start = calls["n"]
+    solve(problem, TINY_GGDOPT, seed=0)
+    calls["k"], calls["n"] = calls["n"] - 1, start   # the run's last call of f: the final samples
+    assert solve(problem, TINY_GGDOPT, seed=0).retcode is RetCode.Diverged
+
+
+def test_ggdopt_names_f_not_the_samplers_objective():
+    from tests.algorithms.chance.cases_ggdopt import TINY_GGDOPT
+
+    base = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    state = {"armed": False}
+
+    def f(x):   # one value for the sampler's batch of 64 (stage 1 asks for one row at a time)
+        out = base.f(x)
+        return out[:1] if state["armed"] and x.shape[0] > 1 and x.requires_grad else out
+
+    problem = dataclasses.replace(base, f=f)
+    state["armed"] = True
+    with pytest.raises(ValueError, match=r"^f must return shape \(64,\)"):
+        solve(problem, TINY_GGDOPT, seed=0)

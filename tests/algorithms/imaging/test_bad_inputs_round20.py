@@ -91,3 +91,38 @@ def test_admm_with_an_operator_turning_non_finite_mid_run_is_diverged_not_succes
     op.state["k"] = op.state["calls"] + k   # the construction's probes passed: fail k calls into the run
     sol = solve(problem, PnPADMM(prior=TVPrior(weight=0.01)), maxiters=10)
     assert sol.retcode is RetCode.Diverged
+
+
+class _TurningForward(LinearOperator):
+    """A user's 32 × 64 operator whose forward map answers NaN after ``k`` calls (red20a)."""
+
+    def __init__(self, k: int):
+        self.M = torch.randn(32, 64, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+        self.state = {"k": k, "calls": 0}
+        self.image_shape, self.measurement_shape = (8, 8), (32,)
+
+    def _forward(self, x):
+        self.state["calls"] += 1
+        out = x.reshape(x.shape[0], -1) @ self.M.T.to(x.dtype)
+        return out * math.nan if self.state["calls"] > self.state["k"] else out
+
+    def _adjoint(self, y):
+        return (y @ self.M.to(y.dtype)).reshape(y.shape[0], 8, 8)
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 30])
+def test_norm_refuses_a_map_turning_nan_naming_the_operator(k):
+    """norm() returned nan: a NaN passed the power iteration's `value == 0.0` test and every later step."""
+    with pytest.raises(ValueError, match=r"^_TurningForward's _forward/_adjoint returned NaN/inf"):
+        _TurningForward(k).norm()
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_null_space_leakage_refuses_a_map_turning_nan_not_answering_one(first):
+    """null_space_leakage answered min(1.0, nan) = 1.0, a plausible "fully leaking" value."""
+    from algorithms.imaging import gaussian_cs, null_space_leakage
+
+    S = gaussian_cs((8, 8), 0.25, seed=1, dtype=torch.float64)
+    pair = (_TurningForward(100), S) if first else (S, _TurningForward(100))
+    with pytest.raises(ValueError, match=r"\(_TurningForward\).*_forward/_adjoint returned NaN/inf"):
+        null_space_leakage(*pair)
