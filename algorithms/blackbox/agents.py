@@ -111,6 +111,11 @@ def check_agent_weights(module: nn.Module, name: str) -> None:
             raise ValueError(f"{name}'s parameter {key!r} contains NaN or inf entries")
         # a float64 agent's weight of 1e39 written in place was used (load_state_dict refuses it)
         check_entries_in_range(f"{name}'s parameter {key!r}", tensor)
+    for key, tensor in module.named_buffers():   # the positions `pos` written NaN gave NaN outputs (red20a)
+        if tensor.is_floating_point() and tensor.device.type != "meta":
+            if not bool(torch.isfinite(tensor).all()):
+                raise ValueError(f"{name}'s buffer {key!r} contains NaN or inf entries")
+            check_entries_in_range(f"{name}'s buffer {key!r}", tensor)
 
 
 def _check_prefix(prefix) -> tuple[str, ...]:
