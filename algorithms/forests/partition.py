@@ -58,7 +58,8 @@ __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_ker
 
 def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
     """``forest`` as a scikit-learn forest (``sklearn.ensemble`` RandomForest*, ExtraTrees*,
-    RandomTreesEmbedding); ``fitted`` asks that it has been fitted.
+    RandomTreesEmbedding); ``fitted`` asks that it has been fitted, with each tree's arrays as its fit left
+    them (split features in range, finite thresholds, children forming a tree; an edited tree is refused).
 
     ``name`` is the argument's name, used in the error message.
     """
@@ -76,7 +77,39 @@ def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
             size = len(trees) if hasattr(trees, "__len__") else "?"
             raise ValueError(f"{name}.estimators_ must be the fitted trees of its fit (a non-empty list of "
                              f"trees on {width} features), got {type(trees).__name__} of length {size}")
+        for b, tree in enumerate(trees):
+            _check_tree_structure(f"{name}.estimators_[{b}]", tree.tree_, int(width))
     return forest
+
+
+def _check_tree_structure(name: str, tree: Any, n_features: int) -> None:
+    """A fitted tree's arrays as scikit-learn builds them (they are writeable: edited in place, a feature
+    index 7 of 3 met numpy's IndexError, a child pointing back at its node made scikit-learn's apply loop
+    for ever, a NaN threshold routed in silence; red20b): at each internal node a feature in [0, n_features)
+    and a finite threshold, children numbered after their node (depth-first), each non-root node reached
+    once."""
+    try:
+        left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
+        feature, threshold = np.asarray(tree.feature), np.asarray(tree.threshold)
+        nodes = int(tree.node_count)
+    except (AttributeError, TypeError, ValueError):
+        raise ValueError(f"{name}.tree_ must be a fitted scikit-learn tree") from None
+    index = np.arange(nodes)
+    internal = left != -1
+    shapes_ok = left.shape == right.shape == feature.shape == threshold.shape == (nodes,)
+    if not shapes_ok or np.any((right == -1) != ~internal):
+        raise ValueError(f"{name}.tree_ has inconsistent node arrays (edited after its fit): refit the "
+                         f"forest")
+    children = np.concatenate([left[internal], right[internal]])
+    if np.any(left[internal] <= index[internal]) or np.any(right[internal] <= index[internal]) or \
+            np.any(children >= nodes) or np.unique(children).size != children.size or \
+            children.size != nodes - 1:
+        raise ValueError(f"{name}.tree_'s children do not form a tree (edited after its fit): refit the "
+                         f"forest")
+    if np.any((feature[internal] < 0) | (feature[internal] >= n_features)) or \
+            not np.all(np.isfinite(threshold[internal])):
+        raise ValueError(f"{name}.tree_ has a split feature outside [0, {n_features}) or a non-finite "
+                         f"threshold (edited after its fit): refit the forest")
 
 
 def _as_points(name: str, X: Any, n_features: int) -> np.ndarray:

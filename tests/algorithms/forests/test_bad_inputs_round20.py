@@ -133,3 +133,19 @@ def test_a_hand_built_partition_with_boxes_not_its_forests_is_refused(moved):
         ForestPartition(forest, 3, boxes["lower"], boxes["upper"], part.tree_of, part.node_to_leaf)
     assert ForestPartition(forest, 3, part.lower, part.upper, part.tree_of, part.node_to_leaf).n_leaves == \
         part.n_leaves
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda tree: tree.feature.__setitem__(0, 7), "split feature outside"),        # numpy's IndexError
+    (lambda tree: tree.children_left.__setitem__(0, 0), "do not form a tree"),     # sklearn's apply looped
+    (lambda tree: tree.threshold.__setitem__(0, np.nan), "non-finite threshold"),  # routed in silence
+])
+def test_a_forest_whose_tree_arrays_were_edited_is_refused_by_name(edit, words):
+    from sklearn.ensemble import RandomForestClassifier
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    forest = RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0).fit(X, X[:, 0] > 0)
+    edit(forest.estimators_[0].tree_)
+    for call in (lambda: forest_kernel(forest, X), lambda: ForestPartition.from_forest(forest)):
+        with pytest.raises(ValueError, match=rf"forest\.estimators_\[0\]\.tree_.*{words}"):
+            call()
