@@ -244,7 +244,14 @@ class DQP(Algorithm):
         relative check is scale-invariant and stays the default; this is for callers whose
         criterion is absolute (e.g. ``abs_tol=1e-9`` for qpbenchmark's high-accuracy column).
     backend_options : extra keywords passed to the backend (they override the
-        tolerance defaults).
+        tolerance defaults); a mapping with str keys. Checked at construction (and for ``"auto"`` once the
+        backend is chosen), each refusal naming the key: NaN anywhere; for an option whose name holds
+        ``tol``, ``eps``, ``iter``, ``time`` or ``limit`` (a tolerance, iteration cap or time limit) a number
+        (a Python or numpy number, or a 0-d array or tensor: read as its number) that is finite and >= 0,
+        an int at most 2**31 − 1 (a compiled backend's C int) and a float in the working range (0, or
+        [1.18e-38, 3.4e38]); a key clarabel, piqp, highs or cvxopt does not know (their settings are
+        listed), or a value osqp's, scs's or clarabel's typed settings refuse. A key another backend refuses
+        at the solve is named then (a ValueError naming ``backend_options``).
 
     ``solve(qp, DQP(...), tol=..., maxiters=...)``: ``tol`` sets the backend's
     tolerances where qpsolvers exposes them (osqp, scs, proxqp, piqp, clarabel),
