@@ -20,7 +20,9 @@ Two settings, one switch (``fit``):
   k(x, x) = outputscale (1 by default), and the Cholesky factors grow one row per evaluation.
   The regret bounds are stated for a known kernel; the claims of ``theorems/cei_rates.py`` run
   this. On a problem whose scale or lengthscale differs from the kernel's it can do much worse
-  (a scaled Rosenbrock: f⁺ 0.385 against 0.0454 fitted, issue #43).
+  (a scaled Rosenbrock: f⁺ 0.385 against 0.0454 fitted, issue #43). A fixed lengthscale far above the
+  points' spread (1e3 on the unit box) makes distinct points numerically one: two values there are refused
+  with a ``ValueError`` naming the kernel's lengthscale (lower it, or fit it).
 
 Without a feasible point yet (none in the initial design), the next point maximizes the
 probability of feasibility Πⱼ Φ(−μ_cⱼ/σ_cⱼ) instead (f⁺ is undefined), until one is found; then

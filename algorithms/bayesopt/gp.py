@@ -108,7 +108,9 @@ class GaussianProcess:
     observed again (or a point numerically the same) with a value more than 1000 jitter standard deviations
     from the earlier ones (with the default jitter, about 0.15 prior standard deviations) contradicts them
     and is refused, naming ``y``; the same value again is valid. A jitter above 1e-4 (a noise ratio)
-    lets such repeats through, averaged as noisy evaluations.
+    lets such repeats through, averaged as noisy evaluations. Distinct points become "numerically the same"
+    when the kernel's ``lengthscale`` far exceeds their spread (1e3 on the unit box): a contradiction there is
+    refused naming the lengthscale (lower it, fit it, or raise ``jitter``).
 
     >>> gp = GaussianProcess(Kernel("se", lengthscale=0.3))
     >>> gp.add(np.array([[0.0], [0.5], [1.0]]), np.array([0.0, 1.0, 0.0]))
@@ -247,10 +249,7 @@ class GaussianProcess:
             if n and (pivot * pivot <= CONTRADICTION_VARIANCE * prior_var or
                       (repeat and abs(residual) > DUPLICATE_SIGMAS * pivot)) and \
                     abs(residual) > 1e-6 * (np.sqrt(prior_var) + abs(value - self.mean)):
-                raise ValueError(f"y = {float(value)!r} at X row {x.tolist()!r:.60} contradicts the earlier "
-                                 f"observations at (numerically) the same point: with jitter = "
-                                 f"{self.jitter!r} a GP cannot fit both; raise jitter (a noise ratio) or "
-                                 f"drop the duplicate")
+                raise ValueError(self._contradiction(x, value, n))
             with np.errstate(over="ignore", invalid="ignore"):
                 w = residual / pivot
             if not np.isfinite(w):   # y of magnitude 1e308: w overflowed, and the posterior mean was NaN
@@ -259,6 +258,20 @@ class GaussianProcess:
             self._w[n] = w
             self._X[n], self._y[n] = x, value
             self._n = n + 1
+
+    def _contradiction(self, x: np.ndarray, value: float, n: int) -> str:
+        """Why y at x cannot be fitted: a repeated point, or distinct points the kernel's lengthscale makes
+        one (a lengthscale far above their spread blamed a "duplicate" that did not exist, red20a)."""
+        nearest = float(np.min(np.linalg.norm(self._X[:n] - x[None, :], axis=1)))
+        head = f"y = {float(value)!r} at X row {x.tolist()!r:.60} contradicts the earlier observations"
+        if nearest > 0.0:
+            return (f"{head}: the nearest earlier point is {nearest:.3g} away, which the kernel's "
+                    f"lengthscale = {self.kernel.lengthscale!r:.40} makes numerically the same point (with "
+                    f"jitter = {self.jitter!r} a GP cannot fit both); use a lengthscale of about the points' "
+                    f"spread "
+                    f"(or fit it) or raise jitter (a noise ratio)")
+        return (f"{head} at the same point: with jitter = {self.jitter!r} a GP cannot fit both; raise jitter "
+                f"(a noise ratio) or drop the duplicate")
 
     def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,)); ``X`` of shape
