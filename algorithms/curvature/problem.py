@@ -1109,13 +1109,18 @@ def sum_of_squared_absolutely_convex(
 
     # shapes are checked at every call (a non-finite value is left to the solver: Diverged)
     def phi(x):
-        r = as_real_array("residuals(x)", precise("residuals(x)", residuals(x)), check_range=False)
+        # the user's KeyError named as residuals(x), not as the composed f(x)/grad(x) the user never wrote
+        # (the outer call_user passes this UserCallableError, a ValueError, as it is; numpy's own ValueError
+        # at an x0 of the wrong length stays bare, for "the callables failed at x0")
+        raw = call_user("residuals(x)", residuals, x, keep=(ValueError, TypeError))
+        r = as_real_array("residuals(x)", precise("residuals(x)", raw), check_range=False)
         if r.ndim != 1 or r.size == 0:
             raise ValueError(f"residuals(x) must return a non-empty vector (m,), got shape {r.shape}")
         return r
 
     def jac(x, m):
-        J = as_real_array("jacobian(x)", precise("jacobian(x)", jacobian(x)), check_range=False)
+        raw = call_user("jacobian(x)", jacobian, x, keep=(ValueError, TypeError))
+        J = as_real_array("jacobian(x)", precise("jacobian(x)", raw), check_range=False)
         if J.shape != (m, d):  # either callable may be the one that is off: both named
             raise ValueError(f"jacobian(x) must have shape ({m}, {d}) (m = len(residuals(x)) rows, d "
                              f"columns), got {J.shape}")

@@ -7,6 +7,7 @@ import pytest
 
 import algorithms.curvature as C
 from algorithms import RetCode, solve
+from algorithms._validation import UserCallableError
 
 
 class _TurnsNonFinite:
@@ -54,3 +55,33 @@ def test_a_non_finite_curvature_is_still_refused_by_name_at_x0_and_on_a_direct_c
     curvature.armed = True
     with pytest.raises(ValueError, match=r"curvature\(x\)"):
         problem.curvature_at(np.array([1.0, 1.0]))
+
+
+class _RaisesAfter:
+    def __init__(self, fn, k: int) -> None:
+        self.fn, self.k, self.calls, self.armed = fn, k, 0, False
+
+    def __call__(self, x):
+        if self.armed:
+            self.calls += 1
+            if self.calls > self.k:
+                raise KeyError("user")
+        return self.fn(x)
+
+
+_A, _B = np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.1]]), np.array([1.0, 2.0, 0.5])
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+@pytest.mark.parametrize("which", ["residuals", "jacobian"])
+@pytest.mark.parametrize("algorithm", [C.LCD1(), C.GradientDescent(lr=0.01)], ids=["LCD1", "GD"])
+def test_sum_of_squared_absolutely_convex_names_the_users_callable_that_raised(algorithm, which, k):
+    # a KeyError of the user's jacobian was reported as "grad(x) raised" or "curvature(x) raised", callables
+    # the factory composed and the user never wrote
+    wrapped = _RaisesAfter(lambda x: _A @ x - _B if which == "residuals" else _A, k)
+    given = {"residuals": lambda x: _A @ x - _B, "jacobian": lambda x: _A, which: wrapped}
+    problem = C.sum_of_squared_absolutely_convex(**given, L_C=2 * np.linalg.norm(_A, 2) ** 2, x0=np.zeros(2))
+    wrapped.armed = True
+    with pytest.raises(UserCallableError, match=rf"^{which}\(x\) raised KeyError") as info:
+        solve(problem, algorithm, maxiters=30)
+    assert isinstance(info.value.__cause__, KeyError)
