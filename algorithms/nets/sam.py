@@ -99,6 +99,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     check_state_finite,
     check_state_layout,
     step_base,
+    step_user,
     wrapped_by,
 )
 
@@ -909,7 +910,8 @@ class SAMTraining(Algorithm):
     meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly. ``optimizer`` builds the SAM
     optimizer, called as ``optimizer(params, torch.optim.SGD, rho=, normalize=, lr=)`` and stepped
     with ``step(closure)`` (default :class:`SAM`; another implementation of the same interface, e.g.
-    a user's own, trains under the same batches and criterion).
+    a user's own, trains under the same batches and criterion). An exception its ``step`` raises other than
+    TypeError/ValueError/RuntimeError is re-raised as ``UserCallableError`` naming that step.
     """
 
     lr: float = 0.1
@@ -1036,8 +1038,9 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
             if rho is None:
                 closure()
                 opt.step()
-            else:
-                opt.step(closure)
+            else:   # the user's optimizer's own KeyError reached the caller bare
+                step_user("optimizer.step(closure) (of the optimizer SAMTraining's optimizer built)", opt,
+                          closure)
         except ValueError:
             if finite_params():         # not a blow-up inside SAM's perturbed evaluation: the error stands
                 raise

@@ -996,6 +996,14 @@ def _check_step_count(where: str, value: Any) -> None:
                          f"{value!r:.40}")
 
 
+def step_user(call: str, optimizer: torch.optim.Optimizer, closure: Any = None) -> Any:
+    """``optimizer.step(closure)`` of an optimizer a user's callable built (a training's ``factory``): its own
+    exception (a KeyError) reached the caller bare, naming neither the step nor the callable; it is re-raised
+    as a :class:`UserCallableError` naming ``call``. TypeError/ValueError/RuntimeError pass as they are."""
+    args = () if closure is None else (closure,)
+    return call_user(call, optimizer.step, *args, keep=CLOSURE_OWN_ERRORS)
+
+
 def step_base(owner: str, optimizer: torch.optim.Optimizer) -> None:
     """A wrapper's base step, then :func:`record_state_keys`. A state entry the step needs but the state lacks
     (``amsgrad = True`` edited into an Adam group after a step: torch's bare ``KeyError: 'max_exp_avg_sq'``,

@@ -840,7 +840,8 @@ class BlockCoordinateDescent(Algorithm):
     keeps a step finite: a larger scale is refused naming it), ``switch_every`` an int >= 1, ``weight_decay``
     a finite float >= 0 with lr·weight_decay <= 1 (decoupled decay multiplies the weights by 1 −
     lr·weight_decay: e.g. 2**64 at lr 1e-3 is refused naming both), ``order`` one of ``ORDERS`` and
-    ``expansion`` one of ``EXPANSIONS``.
+    ``expansion`` one of ``EXPANSIONS``. An exception the built optimizer's ``step`` raises other than
+    TypeError/ValueError/RuntimeError is re-raised as ``UserCallableError`` naming that step.
 
     >>> from algorithms import solve
     >>> from algorithms.optimizers.finetune import markov_finetune_task

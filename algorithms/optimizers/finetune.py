@@ -61,7 +61,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.optimizers._base import check_decay_product, check_lr, check_model_weights
+from algorithms.optimizers._base import check_decay_product, check_lr, check_model_weights, step_user
 from algorithms.optimizers.models import MLP, Transformer
 from algorithms.optimizers.tasks import MarkovLanguageTask
 
@@ -278,7 +278,7 @@ def run_finetune(problem: FinetuneTask,
         cursor += problem.batch_size
         optimizer.zero_grad(set_to_none=True)
         problem.loss(model, index).backward()
-        optimizer.step()
+        step_user("optimizer.step() (of the optimizer BlockCoordinateDescent's optimizer built)", optimizer)
         state_bytes = optimizer_state_bytes(optimizer)
         peak_state = max(peak_state, state_bytes)
         value = full_loss()

@@ -46,7 +46,7 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.optimizers._base import check_lr, check_model_weights, check_real_keywords
+from algorithms.optimizers._base import check_lr, check_model_weights, check_real_keywords, step_user
 from algorithms.optimizers.muon import Muon
 from algorithms.optimizers.scaling import PARAMETRIZATIONS, param_groups
 from algorithms.optimizers.shampoo import Shampoo
@@ -148,7 +148,9 @@ class OptimizerTraining(Algorithm):
     **hyperparameters)``, the groups carrying each parameter's scaled ``lr``, ``weight_decay`` and, for
     Muon, ``use_muon``) used in its place: another implementation trained under the same rule. It must
     build a ``torch.optim.Optimizer`` over those groups whose ``step()`` needs no closure (the trainer calls
-    it after ``backward``; LBFGS or SAM are refused at solve with ``TypeError`` naming factory).
+    it after ``backward``; LBFGS or SAM are refused at solve with ``TypeError`` naming factory). An exception
+    its optimizer's ``step`` raises other than TypeError/ValueError/RuntimeError is re-raised as
+    ``UserCallableError`` naming that step.
     """
 
     optimizer: str = "muon"
@@ -342,7 +344,7 @@ def _solve(problem: TrainingProblem, algorithm: OptimizerTraining, options: Solv
             retcode = RetCode.Diverged
             break
         loss.backward()
-        optimizer.step()
+        step_user("optimizer.step() (of the optimizer OptimizerTraining's factory built)", optimizer)
         done = k
         record: dict[str, Any] = {"iteration": k, "loss": loss_value}
         if k % problem.eval_every == 0 or k == steps:

@@ -1,5 +1,6 @@
 """Round 20 of issue #43 (nets): a user's closure answering badly part-way through SAM's step."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -50,3 +51,23 @@ def test_a_closure_failing_at_theta_plus_eps_leaves_the_weights_at_theta(failure
 
     opt.step(fine)  # the next step runs
     assert not all(torch.equal(a, p) for a, p in zip(before, model.parameters(), strict=True))
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_samtraining_optimizer_raising_mid_run_is_named(k):
+    # the step of the optimizer SAMTraining's optimizer built: its KeyError reached the caller bare
+    from algorithms.core import solve
+    from algorithms.nets.sam import SAMTraining
+    from tests.algorithms.nets.cases_sam_stability import _task
+
+    class Failing(SAM):
+        def step(self, closure=None):
+            self.__dict__["_calls"] = self.__dict__.get("_calls", 0) + 1
+            out = super().step(closure)
+            if self.__dict__["_calls"] > k:
+                raise KeyError("the user's own error")
+            return out
+
+    algorithm = SAMTraining(lr=0.1, rho=0.01, batch_size=4, optimizer=Failing)
+    with pytest.raises(UserCallableError, match=r"optimizer\.step\(closure\).*SAMTraining.*raised KeyError"):
+        solve(_task(np.float64), algorithm, seed=0, maxiters=6)

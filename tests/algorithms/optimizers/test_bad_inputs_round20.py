@@ -1,0 +1,58 @@
+"""Round 20 of issue #43 (optimizers): an optimizer a user's factory built, failing part-way through a run."""
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms._validation import UserCallableError
+from algorithms.core import RetCode, solve
+from algorithms.optimizers import BlockOptimizer, OptimizerTraining
+from algorithms.optimizers.block import BlockCoordinateDescent
+from tests.algorithms.optimizers.cases_bcd_expansion import _task
+from tests.algorithms.optimizers.cases_second_order_scaling import make_training
+
+
+def _failing_after(base: type, k: int, failure: str) -> type:
+    class Failing(base):
+        def step(self, closure=None):
+            self.__dict__["_calls"] = self.__dict__.get("_calls", 0) + 1
+            out = super().step(closure)
+            if self.__dict__["_calls"] > k:
+                if failure == "raises":
+                    raise KeyError("the user's own error")
+                with torch.no_grad():
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            p.fill_(float(failure))
+            return out
+
+    return Failing
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_a_factory_built_optimizer_raising_mid_run_is_named(k):
+    # its KeyError reached the caller bare, naming neither the step nor the factory
+    problem, _ = make_training(np.float32)
+    cls = _failing_after(torch.optim.AdamW, k, "raises")
+    algorithm = OptimizerTraining("adamw", lr=0.02, factory=lambda groups, lr, **kw: cls(groups, lr=lr, **kw))
+    with pytest.raises(UserCallableError, match=r"optimizer\.step\(\).*factory.*raised KeyError"):
+        solve(problem, algorithm, seed=0, maxiters=6)
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_a_block_optimizer_raising_mid_run_is_named(k):
+    cls = _failing_after(BlockOptimizer, k, "raises")
+    algorithm = BlockCoordinateDescent(lr=2e-2, switch_every=10, optimizer=functools.partial(cls))
+    with pytest.raises(UserCallableError, match=r"step\(\).*BlockCoordinateDescent.*raised KeyError"):
+        solve(_task(np.float64), algorithm, seed=0, maxiters=6)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_a_factory_built_optimizer_writing_non_finite_weights_ends_diverged(value, k):
+    problem, _ = make_training(np.float32)
+    cls = _failing_after(torch.optim.AdamW, k, value)
+    algorithm = OptimizerTraining("adamw", lr=0.02, factory=lambda groups, lr, **kw: cls(groups, lr=lr, **kw))
+    assert solve(problem, algorithm, seed=0, maxiters=6).retcode is RetCode.Diverged
