@@ -212,7 +212,9 @@ class EmpiricalLoss:
     output) and ℓ = ½‖f − y‖². Integer ``X`` is promoted to the model's dtype.
 
     ``model`` must be deterministic (two forward passes agree: a Dropout in training mode is refused,
-    pass ``model.eval()``); it is always handed a copy of ``X``.
+    pass ``model.eval()``); it is always handed a copy of ``X``. Its outputs at its own parameters must be
+    finite; at every call its forward must return a floating tensor of shape (n, out_features) (else
+    TypeError / ValueError naming ``model(X)``).
 
     ``value()`` differentiates with respect to the module's own parameters (so a torch
     optimizer can train it); ``flat_objective()`` gives the functional view the theory
@@ -263,7 +265,10 @@ class EmpiricalLoss:
         out = self._forward(self.model, X)
         with torch.no_grad():   # a Dropout in training mode: a random objective, and vmap's error later
             again = self._forward(self.model, X)
-        if not torch.equal(out.detach(), again):
+        # NaN where NaN was is the same answer (torch.equal(nan, nan) is False: a model answering NaN was
+        # refused as non-deterministic, not as the non-finite loss it gives below)
+        if not (torch.equal(torch.isnan(out.detach()), torch.isnan(again))
+                and torch.equal(torch.nan_to_num(out.detach()), torch.nan_to_num(again))):
             raise ValueError(f"model must be deterministic (model(X) the same at every call): two forward "
                              f"passes of {type(self.model).__name__} on X differ (a Dropout in training "
                              f"mode? pass model.eval())")
@@ -298,6 +303,10 @@ class EmpiricalLoss:
                 raise ValueError(f"y must have shape ({n}, {k}) for mse (one row per row of X, X.shape[0] = "
                                  f"{n}, and model.out_features = {k} columns), got {tuple(y.shape)}")
             check_finite_data("y", y)
+        if not bool(torch.isfinite(out).all()):   # not the data's fault: named as the model's
+            raise ValueError(f"model(X) must be finite at the model's parameters, got NaN or inf outputs "
+                             f"from {type(self.model).__name__} (X's entries too large for {X.dtype}, or the "
+                             f"model's own NaN)")
         with torch.no_grad():   # data so large that the loss overflows the dtype gave an inf loss in silence
             at_start = self._loss_of(out, y)
         if not bool(torch.isfinite(at_start)):
@@ -312,10 +321,20 @@ class EmpiricalLoss:
         """model(X) (at ``params`` when given); a model that cannot take X raises naming it."""
         X = X.clone()   # a forward that writes into its input edited the problem's (and caller's) X
         try:
-            return model(X) if params is None else functional_forward(model, params, (X,))
+            out = model(X) if params is None else functional_forward(model, params, (X,))
         except RuntimeError as exc:  # a module without its own input check (shape or dtype mismatch)
             raise ValueError(f"model {type(model).__name__} cannot be evaluated on X of shape "
                              f"{tuple(X.shape)}: {exc}") from exc
+        # a tuple, an ndarray or int outputs met "'tuple' object has no attribute 'detach'" (or torch's
+        # log_softmax error), naming nothing; a wrong shape later met gather's or broadcasting's error
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+            got = f"a {out.dtype} tensor" if isinstance(out, torch.Tensor) else type(out).__name__
+            raise TypeError(f"model(X) must return a floating torch.Tensor, got {got}")
+        k = getattr(model, "out_features", None)
+        if isinstance(k, int) and tuple(out.shape) != (X.shape[0], k):
+            raise ValueError(f"model(X) must have shape (n, out_features) = ({X.shape[0]}, {k}), "
+                             f"got {tuple(out.shape)}")
+        return out
 
     @property
     def n(self) -> int:

@@ -71,3 +71,55 @@ def test_samtraining_optimizer_raising_mid_run_is_named(k):
     algorithm = SAMTraining(lr=0.1, rho=0.01, batch_size=4, optimizer=Failing)
     with pytest.raises(UserCallableError, match=r"optimizer\.step\(closure\).*SAMTraining.*raised KeyError"):
         solve(_task(np.float64), algorithm, seed=0, maxiters=6)
+
+
+class _Answering(torch.nn.Module):
+    """A 3 -> 2 linear model answering ``answer`` once ``live`` is set (or from the start with ``nan``)."""
+
+    out_features = 2
+
+    def __init__(self, answer):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 2, dtype=torch.float64)
+        self.answer, self.live = answer, False
+
+    def forward(self, X):
+        out = self.lin(X)
+        if self.answer == "nan":
+            return out * float("nan")
+        if not self.live:
+            return out
+        return {"tuple": (out,), "ndarray": out.detach().numpy(), "int": out.long(), "shape": out[:, :1]}[
+            self.answer]
+
+
+def test_empirical_loss_names_a_model_answering_nan_at_its_parameters():
+    # NaN != NaN under torch.equal: it was refused as "not deterministic" (a Dropout?), a wrong diagnosis
+    from algorithms.nets.gd_map import EmpiricalLoss
+
+    with pytest.raises(ValueError, match=r"model\(X\) must be finite at the model's parameters"):
+        EmpiricalLoss(_Answering("nan"), torch.ones(4, 3, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
+
+
+@pytest.mark.parametrize("answer, error, words", [
+    ("tuple", TypeError, "must return a floating torch.Tensor, got tuple"),
+    ("ndarray", TypeError, "must return a floating torch.Tensor, got ndarray"),
+    ("int", TypeError, "must return a floating torch.Tensor"),
+    ("shape", ValueError, r"must have shape \(n, out_features\) = \(4, 2\), got \(4, 1\)"),
+])
+@pytest.mark.parametrize("where", ["build", "value", "flat_objective"])
+def test_empirical_loss_names_a_model_answering_a_wrong_type_or_shape(answer, error, words, where):
+    # "'tuple' object has no attribute 'detach'", log_softmax's and gather's errors named nothing
+    from algorithms.nets.gd_map import EmpiricalLoss
+
+    model = _Answering(answer)
+    model.live = where == "build"
+    X, y = torch.ones(4, 3, dtype=torch.float64), torch.tensor([0, 1, 0, 1])
+    with pytest.raises(error, match=words):
+        loss = EmpiricalLoss(model, X, y)
+        model.live = True
+        if where == "value":
+            loss.value()
+        else:
+            theta, fn = loss.flat_objective()
+            fn(theta)
