@@ -1507,7 +1507,7 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
                 rescaled.obj = rescaled.obj * scale
             return rescaled, None
     size = _minimiser_scale(P, q, h, b, lb, ub)
-    if not _found_finite(result) and size > _OBJECTIVE_RESCALE_ABOVE:
+    if not _found_finite(result) and size > _OBJECTIVE_RESCALE_ABOVE and _diagnose_with_box(qp) is None:
         # a far minimiser: clarabel answered Failure on P = 2I, G = −(1, 1), h = −1e8 (x* = (5e7, 5e7)), whose
         # answer daqp and osqp give, highs on P = I, q = −(3e8, 4e8). x = s·u turns it into (P, q/s, G, h/s,
         # A, b/s, lb/s, ub/s) (the objective over s²), whose multipliers are those over s. Only after a
@@ -1524,6 +1524,14 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
                 rescaled.obj = rescaled.obj * size * size
             return rescaled, None
     return result, error
+
+
+def _diagnose_with_box(qp: QP) -> RetCode | None:
+    """:func:`_diagnose` of ``qp`` (its bounds as rows of G): an infeasible or unbounded QP is not retried
+    rescaled (daqp and highs then "found" a point of the unbounded problem x₁ >= 1e8, min −x₁, whose check
+    failed: ``Failure`` where the diagnosis says ``Unbounded``)."""
+    rows = qp.with_box_rows() if qp.has_box else qp
+    return _diagnose(rows.P, rows.q, rows.G, rows.h, rows.A, rows.b)
 
 
 def _minimiser_scale(P, q, h, b, lb, ub) -> float:

@@ -62,3 +62,18 @@ def test_the_kkt_acceptance_fails_on_a_nan_residual_in_any_position():
     assert _all_within({"stationarity": 1e-9, "primal": 0.0}, 1e-6)
     for residuals in ({"stationarity": 1e-9, "primal": np.nan}, {"stationarity": np.nan, "primal": 0.0}):
         assert not _all_within(residuals, 1e-6)
+
+
+@pytest.mark.parametrize("backend", ["auto", "clarabel", "daqp", "highs", "osqp"])
+@pytest.mark.parametrize("scale", [1e8, 1e12])
+def test_an_unbounded_or_infeasible_far_qp_keeps_its_diagnosis(backend, scale):
+    # the rescaled retry must not run on them: daqp and highs "found" a point of the rescaled unbounded QP,
+    # whose check failed (Failure where the diagnosis says Unbounded)
+    if backend not in installed_backends() and backend != "auto":
+        pytest.skip(f"{backend} not installed")
+    unbounded = QP(P=np.zeros((2, 2)), q=np.array([-1.0, 0.0]), G=np.array([[-1.0, 0.0]]),
+                   h=np.array([-scale]))
+    infeasible = QP(P=np.eye(2), q=np.zeros(2), G=np.array([[1.0, 0.0], [-1.0, 0.0]]),
+                    h=np.array([-scale, -scale]))
+    assert solve(unbounded, DQP(backend=backend)).retcode == RetCode.Unbounded
+    assert solve(infeasible, DQP(backend=backend)).retcode == RetCode.Infeasible
