@@ -185,7 +185,9 @@ class UnlearningProblem(Problem):
     (``nn.ReLU(inplace=True)`` first) runs; one that writes into a tensor after using it (which the gradient
     needs unchanged) is refused at the solve, a ValueError naming the model. A forward that answers other
     than a floating tensor of one output row per input row during a run is refused naming it (TypeError /
-    ValueError); a NaN, inf or overflowing output ends the run ``Diverged``; its own exception propagates.
+    ValueError), so is one returning a tensor detached from the parameters; a NaN, inf or overflowing output
+    ends the run ``Diverged``; an exception it raises other than ValueError/TypeError is re-raised as a
+    ``UserCallableError`` naming ``<Model>.forward(X)``.
     """
 
     model: torch.nn.Module
@@ -430,11 +432,17 @@ class UnlearningProblem(Problem):
         # a copy of X: a model whose forward writes into its input edited the retain/forget data (and met
         # autograd's "modified by an inplace operation" error)
         X_in = X.clone() if isinstance(X, torch.Tensor) else X
-        # the user model's own KeyError (IndexError, ...) mid-run reached the caller bare: named; torch's
-        # RuntimeError and the package's ValueError/TypeError pass as they are
+        # the user model's own KeyError (IndexError, RuntimeError, ...) mid-run reached the caller bare: named
+        # (red20b: a RuntimeError too); the package's models' ValueError/TypeError pass as they are
         out = call_user(f"{type(self.model).__name__}.forward(X)", functional_forward, self.model,
-                        self._unflatten(theta), (X_in,), keep=(ValueError, TypeError, RuntimeError))
+                        self._unflatten(theta), (X_in,), keep=(ValueError, TypeError))
         self._check_output(out, X)
+        # a forward that detached mid-run gave a zero gradient: Success or MaxIters in silence (red20b)
+        if isinstance(theta, torch.Tensor) and theta.requires_grad and torch.is_grad_enabled() \
+                and not out.requires_grad:
+            raise ValueError(f"model's {type(self.model).__name__}.forward(X) must return a tensor that "
+                             f"depends on the parameters (differentiably); it returned one without a "
+                             f"gradient (it detaches its output or runs under torch.no_grad)")
         if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
             return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
         return out.reshape(X.shape[0], -1)
@@ -663,6 +671,7 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
     try:
         for k in range(maxiters):
             previous = param.detach().clone()
+            projections = getattr(stats, "projections", 0)
             if before_step is not None:
                 with torch.no_grad():
                     param.copy_(before_step(param.detach(), k, stats))
@@ -697,7 +706,10 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
                 break
             if (criterion == "step" and (may_stop is None or may_stop(k))
                     and moved <= tol * (1.0 + float(torch.linalg.vector_norm(previous)))):
-                retcode = RetCode.Success
+                # no projection and a step that rounded away (lr = 0, 1.2e-38) at a nonzero gradient moved
+                # nothing: no progress possible, not the criterion (it read Success at θ* untouched, red20b)
+                unmoved = moved == 0.0 and grad_norm > 0 and getattr(stats, "projections", 0) == projections
+                retcode = RetCode.Stalled if unmoved else RetCode.Success
                 break
             if criterion == "gradient" and before_step is None and moved == 0.0:
                 # the step rounded away in θ's dtype (lr = 1.2e-38): every later one does too, and

@@ -75,3 +75,53 @@ def test_a_model_answering_a_wrong_type_or_shape_mid_run_is_refused_naming_it(al
         solve(problem, algorithm, seed=0, maxiters=20)
     if "model was changed" not in str(info.value):  # the pre-run check may meet it first: also by name
         assert words in str(info.value)
+
+
+@pytest.mark.parametrize("lr", [0.0, 1.2e-38])
+def test_min_norm_og_without_a_projection_and_a_step_that_rounds_away_is_stalled(lr):
+    # red20b: the "step" criterion read the zero move as convergence: Success at θ* (retain loss untouched)
+    import math
+
+    base = linear_task(6, 10, 2, seed=0)
+    problem = UnlearningProblem(base.model, base.params + 0.5, base.retain, base.forget)
+    sol = solve(problem, MinNormOG(lambda_schedule=math.inf, lr=lr))
+    assert sol.retcode is RetCode.Stalled, sol.retcode
+    assert solve(problem, GradientDescent(lr=lr)).retcode is RetCode.Stalled   # the family's gradient rule
+
+
+class _Turning(torch.nn.Module):
+    """red20b's model: a linear map that raises or detaches after ``k`` calls once ``on`` is set."""
+
+    def __init__(self, weight, failure, k):
+        super().__init__()
+        self.lin = torch.nn.Linear(weight.shape[1], 1, bias=False, dtype=torch.float64)
+        with torch.no_grad():
+            self.lin.weight.copy_(weight)
+        self.failure, self.k, self.calls, self.on = failure, k, 0, False
+
+    def forward(self, X):
+        out = self.lin(X)
+        if self.on:
+            self.calls += 1
+            if self.calls > self.k:
+                if self.failure == "raises":
+                    raise RuntimeError("the user's own error")
+                return out.detach()
+        return out
+
+
+@pytest.mark.parametrize("algorithm", [a for a in ITERATIVE if not isinstance(a, MinNormOG)],
+                         ids=lambda a: type(a).__name__)
+@pytest.mark.parametrize("failure, error, words", [
+    ("raises", ValueError, r"_Turning\.forward\(X\) raised RuntimeError"),
+    ("detaches", ValueError, r"must return a tensor that depends on the parameters"),
+])
+@pytest.mark.parametrize("k", [0, 2, 5])
+def test_a_model_raising_or_detaching_mid_run_is_refused_naming_it(algorithm, failure, error, words, k):
+    # red20b: a bare RuntimeError, autograd's "does not require grad", or MaxIters on the ridge term alone
+    base = linear_task(6, 10, 2, seed=0)
+    model = _Turning(base.model.weight, failure, k)
+    problem = UnlearningProblem(model, base.params + 0.1, base.retain, base.forget)
+    model.on = True
+    with pytest.raises(error, match=words):
+        solve(problem, algorithm, maxiters=20)
