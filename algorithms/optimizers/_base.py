@@ -1015,6 +1015,12 @@ def step_base(owner: str, optimizer: torch.optim.Optimizer) -> None:
                          f"under the group's current settings reads (a keyword such as amsgrad edited into "
                          f"param_groups after its parameters had state); build a new optimizer for the new "
                          f"settings") from None
+    except OverflowError as exc:   # ASGD's alpha = 1e30 inside the working range: Python's bare "(34, ...)"
+        large = sorted({f"{k}={v!r}" for g in optimizer.param_groups for k, v in g.items()
+                        if isinstance(v, int | float) and not isinstance(v, bool) and abs(v) > 1e10})
+        raise ValueError(f"{owner}.step: the base optimizer's step overflowed ({exc}) under its keywords "
+                         f"{', '.join(large) or '(none above 1e10)'}: a value too large for its update rule; "
+                         f"pass a smaller one") from None
     record_state_keys(optimizer)
 
 

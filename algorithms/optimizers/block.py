@@ -695,6 +695,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._check_schedule(schedule)
         # the active block is block_order(epoch)[position] under the saving run's order: another order (or a
         # random order's other seed) put its base state onto a different block, in silence
+        if "seed" in schedule:   # NaN, -1 or a tensor loaded in silence under a fixed order (red20a)
+            check_seed(schedule["seed"], "state_dict['schedule']['seed']")
         for key in ("order", "seed"):
             saved = schedule.get(key, getattr(self, key))     # absent in a state_dict saved before round 16
             if saved != getattr(self, key) and (key == "order" or self.order == "random"):

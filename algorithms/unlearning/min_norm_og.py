@@ -21,8 +21,9 @@ entries >= 0 or ``math.inf`` (skip the projection, a pure descent epoch);
 iteration moved θ by at most ``tol``·(1 + ‖θ‖) (default 1e-10), counted only at an iteration
 that projected or after which no projection is scheduled (a pure descent epoch that does not
 move, e.g. at an interpolator, says nothing about the projections still to come); an iteration
-without a projection whose step moves θ by nothing in its dtype at a nonzero gradient (``lr = 0``, or one
-so small that the step rounds away) ends ``Stalled``, not ``Success``; ``maxiters`` default 1000.
+without a projection whose step moves θ by nothing in its dtype at a gradient above ``tol``·(1 + ‖θ‖)
+(``lr = 0``, or one so small that the step rounds away) ends ``Stalled``, not ``Success``; ``maxiters``
+default 1000.
 
 References
 ----------

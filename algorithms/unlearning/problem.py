@@ -704,11 +704,13 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
             if monitor.record(iteration=k + 1, objective=float(value), grad_norm=grad_norm, step=moved):
                 retcode = RetCode.Terminated
                 break
-            if (criterion == "step" and (may_stop is None or may_stop(k))
-                    and moved <= tol * (1.0 + float(torch.linalg.vector_norm(previous)))):
-                # no projection and a step that rounded away (lr = 0, 1.2e-38) at a nonzero gradient moved
-                # nothing: no progress possible, not the criterion (it read Success at θ* untouched, red20b)
-                unmoved = moved == 0.0 and grad_norm > 0 and getattr(stats, "projections", 0) == projections
+            bound = tol * (1.0 + float(torch.linalg.vector_norm(previous)))
+            if criterion == "step" and (may_stop is None or may_stop(k)) and moved <= bound:
+                # no projection and a step that rounded away (lr = 0, 1.2e-38) at a gradient above the
+                # tolerance moved nothing: no progress possible, not the criterion (it read Success at θ*
+                # untouched, red20b); at an interpolator the gradient is rounding and the run converged
+                unmoved = (moved == 0.0 and grad_norm > bound
+                           and getattr(stats, "projections", 0) == projections)
                 retcode = RetCode.Stalled if unmoved else RetCode.Success
                 break
             if criterion == "gradient" and before_step is None and moved == 0.0:

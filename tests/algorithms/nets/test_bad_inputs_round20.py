@@ -123,3 +123,32 @@ def test_empirical_loss_names_a_model_answering_a_wrong_type_or_shape(answer, er
         else:
             theta, fn = loss.flat_objective()
             fn(theta)
+
+
+@pytest.mark.parametrize("matrix, dim, num_probes", [
+    ([[1.0, 5.0], [0.0, 1.0]], 2, 1),      # one probe: the symmetry check was skipped
+    ([[1.0, 5.0], [0.0, 1.0]], 2, 2),      # two probes equal up to sign: uᵀAv = vᵀAu trivially
+    ([[2.0, 1.0, 0.0], [-1.0, 2.0, 0.0], [0.0, 0.0, 1.0]], 3, 3),
+])
+def test_stochastic_logabsdet_refuses_a_non_symmetric_a_whatever_the_probes(matrix, dim, num_probes):
+    # red20a: a confident wrong log|det| (stderr 0) for a non-symmetric A
+    from algorithms.nets.gd_map import stochastic_logabsdet
+
+    A = torch.tensor(matrix, dtype=torch.float64)
+    with pytest.raises(ValueError, match="matvec must apply a symmetric A"):
+        stochastic_logabsdet(lambda V: A @ V, dim, num_probes=num_probes, lanczos_steps=dim)
+
+
+def test_sam_base_step_overflowing_names_the_keyword():
+    # red20a: ASGD's alpha = 1e30 (inside the working range) met Python's bare OverflowError
+    w = torch.nn.Parameter(torch.ones(3))
+    opt = SAM([w], base_optimizer=torch.optim.ASGD, lr=0.1, alpha=1e30)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(ValueError, match=r"overflowed .* alpha=1e\+30"):
+        opt.step(closure)

@@ -56,3 +56,21 @@ def test_a_factory_built_optimizer_writing_non_finite_weights_ends_diverged(valu
     cls = _failing_after(torch.optim.AdamW, k, value)
     algorithm = OptimizerTraining("adamw", lr=0.02, factory=lambda groups, lr, **kw: cls(groups, lr=lr, **kw))
     assert solve(problem, algorithm, seed=0, maxiters=6).retcode is RetCode.Diverged
+
+
+@pytest.mark.parametrize("seed", [float("nan"), -1.0, torch.tensor(float("nan")), "x", None])
+def test_block_optimizer_load_refuses_a_bad_schedule_seed_under_any_order(seed):
+    # red20a: compared with the optimizer's own only under order="random"; loaded in silence otherwise
+    import copy
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    opt = BlockOptimizer(model, lr=0.01, switch_every=2)
+    X, Y = torch.randn(5, 3), torch.randn(5, 2)
+    for _ in range(2):
+        opt.zero_grad()
+        ((model(X) - Y) ** 2).mean().backward()
+        opt.step()
+    state = copy.deepcopy(opt.state_dict())
+    state["schedule"]["seed"] = seed
+    with pytest.raises(TypeError, match=r"state_dict\['schedule'\]\['seed'\] must be an int"):
+        opt.load_state_dict(state)
