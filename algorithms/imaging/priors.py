@@ -275,6 +275,9 @@ class DenoiserPrior:
         # NaN image went on as the iterate: each named here
         if not out.is_floating_point():
             raise ValueError(f"network must return a real floating image tensor, got dtype {out.dtype}")
+        if torch.finfo(out.dtype).bits < torch.finfo(images.dtype).bits:   # float64 images lost to float32
+            raise ValueError(f"network must return images of its input's dtype {images.dtype} (or wider), "
+                             f"got {out.dtype}: the precision would be lost in silence (red20a)")
         # a NaN/inf image (the user's network failing mid-run) goes back to the solve, which ends Diverged
         return out.to(x.dtype).reshape(x.shape)
 

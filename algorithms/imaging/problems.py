@@ -208,6 +208,10 @@ class NPN:
             raise ValueError(f"network must return a real tensor of {p} values (batch 1, projection's "
                              f"rows) for the measurements, got {type(out).__name__} "
                              f"{tuple(getattr(out, 'shape', ()))} {getattr(out, 'dtype', '')}")
+        if out.is_floating_point() and dtype.is_floating_point and torch.finfo(out.dtype).bits < \
+                torch.finfo(dtype).bits:   # a float64 network's float32 answer
+            raise ValueError(f"network must return values of its input's dtype {dtype} (or wider), got "
+                             f"{out.dtype}: the precision would be lost in silence (red20a)")
         out = out.to(y.dtype).reshape(self.projection.measurement_shape)
         if not bool(torch.isfinite(out).all()):
             raise ValueError("network returned NaN or inf for these measurements")

@@ -126,3 +126,21 @@ def test_null_space_leakage_refuses_a_map_turning_nan_not_answering_one(first):
     pair = (_TurningForward(100), S) if first else (S, _TurningForward(100))
     with pytest.raises(ValueError, match=r"\(_TurningForward\).*_forward/_adjoint returned NaN/inf"):
         null_space_leakage(*pair)
+
+
+class _HalfPrecise(torch.nn.Module):
+    """A float64 network answering float32 (red20a: the float64 problem's precision lost in silence)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.tensor(0.9, dtype=torch.float64))
+
+    def forward(self, x):
+        return (self.w * x).float()
+
+
+@pytest.mark.parametrize("name", ["pgd", "admm"])
+def test_a_float64_denoiser_answering_float32_is_refused_naming_network(name):
+    problem, _ = cs_problem()
+    with pytest.raises(ValueError, match=r"^network must return images of its input's dtype torch.float64"):
+        solve(problem, _algorithm(name, DenoiserPrior(_HalfPrecise())), maxiters=3)
