@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms._validation import (
+    UserCallableError,
     as_float_array,
     as_real_array,
     call_user,
@@ -227,7 +228,9 @@ class ConstrainedBOProblem(Problem):
         try:
             value = self.c(centre)
         except Exception as exc:  # the user's function failed on a point of the box
-            raise ValueError(f"c(x) failed at the centre of the box: {exc}") from exc
+            # a UserCallableError (a ValueError) as c's failures during a run are
+            raise UserCallableError(f"c(x) failed at the centre of the box: {type(exc).__name__}: "
+                                    f"{exc}") from exc
         # complex values refused, not cut to their real part
         value = as_real_array("c(x)", value, check_range=False)
         if value.ndim > 1 or value.size == 0:

@@ -25,3 +25,13 @@ def test_a_true_duplicate_still_says_duplicate():
     gp.add(np.array([[0.5, 0.5]]), np.array([0.0]))
     with pytest.raises(ValueError, match=r"earlier observations at the same point.*duplicate"):
         gp.add(np.array([[0.5, 0.5]]), np.array([1.0]))
+
+
+def test_c_raising_at_the_centre_is_a_user_callable_error_naming_c():
+    from algorithms._validation import UserCallableError
+
+    def c(x):
+        raise KeyError("boom")
+
+    with pytest.raises(UserCallableError, match=r"^c\(x\) failed at the centre of the box: KeyError"):
+        ConstrainedBOProblem(f=lambda x: float(x @ x), c=c, bounds=[[0.0, 1.0], [0.0, 1.0]], initial=3)
