@@ -230,7 +230,9 @@ def run_finetune(problem: FinetuneTask,
     """Train a copy of ``problem.model`` with ``make_optimizer(model, seed)``; see the module docstring.
 
     ``options`` are the solve's :class:`~algorithms.core.SolveOptions` and ``desc`` (a str) labels the
-    progress bar.
+    progress bar. ``make_optimizer`` must return a ``torch.optim.Optimizer`` over the parameters of the model
+    it is given and leave at least one of them trainable (else ValueError naming it); an exception its
+    optimizer's ``step`` raises other than TypeError/ValueError/RuntimeError is a ``UserCallableError``.
     """
     if not isinstance(problem, FinetuneTask):
         raise TypeError(f"problem must be a FinetuneTask, got {type(problem).__name__}")
@@ -260,6 +262,10 @@ def run_finetune(problem: FinetuneTask,
     if not stepped or any(id(p) not in own for p in stepped):   # it would train nothing of the copy
         raise ValueError("make_optimizer must return an optimizer over the parameters of the model it is "
                          "given (make_optimizer(model, seed)); got one over other tensors")
+    # a factory that froze every parameter met autograd's "element 0 ... does not require grad" (red20a)
+    if not any(p.requires_grad for p in model.parameters()):
+        raise ValueError("make_optimizer must leave the model trainable: it set requires_grad=False on every "
+                         "parameter of the model it was given (make_optimizer(model, seed))")
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc=desc)
 

@@ -74,3 +74,19 @@ def test_block_optimizer_load_refuses_a_bad_schedule_seed_under_any_order(seed):
     state["schedule"]["seed"] = seed
     with pytest.raises(TypeError, match=r"state_dict\['schedule'\]\['seed'\] must be an int"):
         opt.load_state_dict(state)
+
+
+def test_run_finetune_refuses_a_make_optimizer_that_freezes_the_model():
+    # red20a: autograd's "element 0 of tensors does not require grad", naming nothing
+    from algorithms.core import SolveOptions
+    from algorithms.optimizers import markov_finetune_task, run_finetune
+
+    task = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2, seed=1)
+
+    def freeze(model, seed):
+        for p in model.parameters():
+            p.requires_grad_(False)
+        return torch.optim.SGD(model.parameters(), lr=0.1)
+
+    with pytest.raises(ValueError, match="make_optimizer must leave the model trainable"):
+        run_finetune(task, freeze, SolveOptions(maxiters=5, seed=0))
