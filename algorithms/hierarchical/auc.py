@@ -108,6 +108,11 @@ class ScoreNet(CheckedStateModule):
         if X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must have shape (n, {self.in_features}), got {tuple(X.shape)}")
         check_structure(self)  # net.output = nn.Linear(8, 3) answered 3 scores per row for out_features 1
+        if (self.hidden.in_features, self.output.out_features) != (self.in_features, self.out_features):
+            # a whole-model pickle restored out_features = 3 beside a 1-output layer (red20b)
+            raise ValueError(f"ScoreNet's in_features, out_features = {self.in_features!r}, "
+                             f"{self.out_features!r} do not match its layers ({self.hidden.in_features}, "
+                             f"{self.output.out_features}): a loaded model's settings; build a new ScoreNet")
         for key, param in self.named_parameters():  # .half()/.float() after construction ran in silence
             if param.dtype != torch.float64:
                 raise TypeError(f"ScoreNet's weights must be float64 (as built), got {key} of dtype "

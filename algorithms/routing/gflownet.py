@@ -287,6 +287,10 @@ class RoutingGFlowNet(CheckedStateModule):
         if len(self.gnn) != self.layers:  # model.gnn.append(model.gnn[0]) (shared weights) ran one more layer
             raise ValueError(f"RoutingGFlowNet.gnn must hold its {self.layers} layers (layers, fixed at "
                              f"construction), got {len(self.gnn)}: build a new RoutingGFlowNet")
+        if self.node_in.out_features != self.hidden:  # a whole-model pickle restored hidden = 7 (32 wide)
+            raise ValueError(f"RoutingGFlowNet.hidden = {self.hidden!r} does not match its layers' width "
+                             f"{self.node_in.out_features} (a loaded model's setting): build a new "
+                             f"RoutingGFlowNet")
 
     def _check_dtype(self) -> torch.Tensor:
         """The first weight, float32 or float64 as built (.half() or .to(complex) since: refused)."""

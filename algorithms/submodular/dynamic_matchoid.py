@@ -497,6 +497,20 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
         """Why a ``solve`` over a stream stopped early ("" when it did not)."""
         return self._stop_reason
 
+    def __setstate__(self, state: dict) -> None:
+        """A pickled or copied maximizer's settings checked again, by name (pickle restored its ``__dict__``
+        as it was: eps = nan, q = 2 or seed = -1 written into a state ran the next inserts in silence;
+        red20b)."""
+        self.__dict__.update(state)
+        _check_eps(self.eps)
+        _check_optional_seed(self.seed)
+        _check_max_value(self.max_value)
+        check_bool("monotone", self.monotone)
+        check_choice("max_guess", self.max_guess, MAX_GUESSES)
+        if (self.q, self.c) != sampling_parameters(self.matchoid.p, self.monotone):
+            raise ValueError(f"q, c = {self.q!r}, {self.c!r} are not the paper's sampling parameters for "
+                             f"p = {self.matchoid.p} and monotone = {self.monotone} (a loaded state's)")
+
     # ---- the user's view ------------------------------------------------------------------
     @property
     def matchoid(self) -> Matchoid:

@@ -52,3 +52,17 @@ def test_auc_minimax_data_behind_its_oracles_is_read_only():
         with pytest.raises(ValueError, match="read-only"):
             array[...] = 0
     assert not any(hasattr(v, "named_parameters") for v in {**inner, **scores}.values())
+
+
+def test_a_loaded_score_net_whose_settings_disagree_with_its_layers_is_refused_by_name():
+    # a whole-model pickle restored out_features = 3 beside a 1-output layer: accepted, 1 column (red20b)
+    import copy
+
+    import torch
+    net = H.ScoreNet(4)
+    state = copy.copy(net.__dict__)
+    state["out_features"] = 3
+    loaded = object.__new__(H.ScoreNet)
+    loaded.__setstate__(state)
+    with pytest.raises(ValueError, match="out_features"):
+        loaded(torch.zeros(2, 4, dtype=torch.float64))

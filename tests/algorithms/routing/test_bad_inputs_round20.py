@@ -101,3 +101,16 @@ def test_resume_whose_optimizer_state_overflows_a_weight_names_the_checkpoint(ch
     torch.save(state, out)
     with pytest.raises(FloatingPointError, match=r"lr = .*resumed from"):
         train(**dict(KW, steps=4), out=out, resume=True)
+
+
+def test_a_loaded_gflownet_whose_hidden_disagrees_with_its_layers_is_refused_by_name():
+    # a whole-model pickle restored hidden = 7 beside 8-wide layers: accepted, config() said 7 (red20b)
+    from algorithms.routing import random_tsp
+    from algorithms.routing.gflownet import RoutingGFlowNet, encode_instances
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1)
+    state = copy.copy(model.__dict__)
+    state["hidden"] = 7
+    loaded = object.__new__(RoutingGFlowNet)
+    loaded.__setstate__(state)
+    with pytest.raises(ValueError, match="hidden"):
+        encode_instances(loaded, [random_tsp(5)])

@@ -62,3 +62,33 @@ def test_a_nan_element_is_refused_by_name_by_every_collection_of_elements(build)
     # found by identity in a set and by == in a list, so it is not one element (class G)
     with pytest.raises(ValueError, match=r"(ground|subset) element must equal itself"):
         build()
+
+
+LOADED = {"eps": float("nan"), "q": 2.0, "seed": -1, "monotone": "yes", "max_guess": "zz", "max_value": -1.0}
+
+
+@pytest.mark.parametrize("name", LOADED, ids=list(LOADED))
+def test_a_loaded_maximizer_state_is_checked_by_name(name):
+    # pickle restored the sealed maximizer's __dict__ as it was: eps = nan or q = 2 ran the next inserts
+    # (red20b)
+    import copy
+
+    dm = S.DynamicMatchoidMaximizer(S.Coverage([[0], [1], [2], [0, 1]]), S.Matchoid([S.UniformMatroid(2)]),
+                                    eps=0.1, seed=0, max_guess="current")
+    dm.insert(0)
+    state = copy.deepcopy(dm.__dict__)
+    state[name] = LOADED[name]
+    loaded = object.__new__(S.DynamicMatchoidMaximizer)
+    with pytest.raises((ValueError, TypeError), match=name if name not in ("q",) else "q, c"):
+        loaded.__setstate__(state)
+
+
+def test_a_pickled_maximizer_still_loads_and_runs():
+    import pickle
+
+    dm = S.DynamicMatchoidMaximizer(S.Coverage([[0], [1], [2], [0, 1]]), S.Matchoid([S.UniformMatroid(2)]),
+                                    eps=0.1, seed=0)
+    dm.insert(0)
+    again = pickle.loads(pickle.dumps(dm))
+    again.insert(1)
+    assert again.value >= dm.value
