@@ -267,9 +267,9 @@ def _hessian(fn: Callable) -> Callable:
 def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor) -> torch.Tensor:
     """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``).
 
-    ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations;
-    ``theta`` is a finite 1-D
-    float32/float64 tensor (a flat parameter vector).
+    ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations, with a finite
+    Hessian at θ (a NaN or inf entry raises ValueError naming loss, as in :func:`flat_hvp`); ``theta`` is a
+    finite 1-D float32/float64 tensor (a flat parameter vector).
     """
     _check_function("loss", loss)
     _check_theta(theta)
@@ -281,6 +281,8 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
         raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
                         f"{tuple(hessian.shape[:hessian.ndim - 2])}")
+    if not bool(torch.isfinite(hessian).all()):   # as flat_hvp: NaN entries were returned (red20a)
+        raise ValueError("loss has a NaN or inf second derivative at theta (the Hessian is not finite)")
     return hessian
 
 
@@ -384,7 +386,8 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     with one leading sample axis of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its
     own dtype (integer class labels, or float32 targets beside a float64 θ, which torch's arithmetic then
     promotes to θ's dtype), real, finite and not half precision. ``sample_loss`` runs on copies of θ, X
-    and y: one writing into its inputs leaves the caller's tensors unchanged.
+    and y: one writing into its inputs leaves the caller's tensors unchanged. A NaN or inf loss or gradient
+    of a sample raises ValueError naming sample_loss and the sample.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
@@ -395,7 +398,16 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     if not bool(torch.isfinite(values).all()):
         raise ValueError(f"sample_loss returned NaN or inf for sample "
                          f"{int((~torch.isfinite(values)).nonzero()[0, 0])}")
+    _check_finite_rows("gradient", grads)
     return grads
+
+
+def _check_finite_rows(what: str, rows: torch.Tensor) -> None:
+    """A finite loss whose derivative is NaN/inf at θ (sqrt|t| at 0): NaN rows were returned (red20a)."""
+    bad = ~torch.isfinite(rows.reshape(rows.shape[0], -1)).all(dim=1)
+    if bool(bad.any()):
+        raise ValueError(f"sample_loss has a NaN or inf {what} at theta for sample "
+                         f"{int(bad.nonzero()[0, 0])}")
 
 
 def per_sample_flat_hessians(
@@ -410,7 +422,8 @@ def per_sample_flat_hessians(
     of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its own dtype (integer class
     labels, or float32 targets beside a float64 θ, which torch's arithmetic then promotes to θ's dtype),
     real, finite and not half precision. ``sample_loss`` runs on copies of θ, X and y: one writing into its
-    inputs leaves the caller's tensors unchanged.
+    inputs leaves the caller's tensors unchanged. A NaN or inf loss or Hessian entry of a sample raises
+    ValueError naming sample_loss and the sample.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
@@ -428,4 +441,5 @@ def per_sample_flat_hessians(
     if tuple(hessians.shape) != (X.shape[0], d, d):  # a vector loss gives a stack of Hessians per sample
         raise TypeError(f"sample_loss must return a scalar (a 0-d tensor) per sample, got an output of "
                         f"shape {tuple(hessians.shape[1:hessians.ndim - 2])}")
+    _check_finite_rows("second derivative", hessians)
     return hessians

@@ -152,3 +152,35 @@ def test_sam_base_step_overflowing_names_the_keyword():
 
     with pytest.raises(ValueError, match=r"overflowed .* alpha=1e\+30"):
         opt.step(closure)
+
+
+def _sqrt_abs(t):
+    return t.abs().sqrt().sum()   # finite at t = 0, its derivative there is not
+
+
+@pytest.mark.parametrize("helper", ["flat_hessian", "hessian_matrix", "hessian_eigenvalues",
+                                    "exact_logabsdet", "singular_step_sizes"])
+def test_hessian_helpers_refuse_a_nan_second_derivative_naming_the_function(helper):
+    # red20a: NaN Hessians / eigenvalues, and singular_step_sizes' wrong [] (NaN fails every comparison)
+    from algorithms.nets import gd_map
+    from algorithms.nets.functional import flat_hessian
+
+    theta = torch.tensor([0.0, 1.0], dtype=torch.float64)
+    call = {"flat_hessian": lambda: flat_hessian(_sqrt_abs, theta),
+            "hessian_matrix": lambda: gd_map.hessian_matrix(_sqrt_abs, theta),
+            "hessian_eigenvalues": lambda: gd_map.hessian_eigenvalues(_sqrt_abs, theta),
+            "exact_logabsdet": lambda: gd_map.exact_logabsdet(_sqrt_abs, theta, 0.1),
+            "singular_step_sizes": lambda: gd_map.singular_step_sizes(_sqrt_abs, theta)}[helper]
+    with pytest.raises(ValueError, match=r"(loss|fn) has a NaN or inf second derivative at theta"):
+        call()
+
+
+@pytest.mark.parametrize("helper, what", [("per_sample_flat_grads", "gradient"),
+                                          ("per_sample_flat_hessians", "second derivative")])
+def test_per_sample_helpers_refuse_a_nan_derivative_naming_the_sample(helper, what):
+    from algorithms.nets import functional
+
+    theta = torch.tensor([0.0, 1.0], dtype=torch.float64)
+    X, y = torch.randn(4, 2, dtype=torch.float64), torch.randn(4, dtype=torch.float64)
+    with pytest.raises(ValueError, match=f"sample_loss has a NaN or inf {what} at theta for sample 0"):
+        getattr(functional, helper)(lambda t, x, yy: ((t * x).sum() * 0).abs().sqrt(), theta, X, y)
