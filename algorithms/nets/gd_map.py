@@ -214,7 +214,8 @@ class EmpiricalLoss:
     ``model`` must be deterministic (two forward passes agree: a Dropout in training mode is refused,
     pass ``model.eval()``); it is always handed a copy of ``X``. Its outputs at its own parameters must be
     finite; at every call its forward must return a floating tensor of shape (n, out_features) (else
-    TypeError / ValueError naming ``model(X)``).
+    TypeError / ValueError naming ``model(X)``), of X's dtype; its own exception other than
+    TypeError/ValueError/RuntimeError is re-raised as ``UserCallableError`` naming ``model(X)``.
 
     ``value()`` differentiates with respect to the module's own parameters (so a torch
     optimizer can train it); ``flat_objective()`` gives the functional view the theory
@@ -325,11 +326,19 @@ class EmpiricalLoss:
         except RuntimeError as exc:  # a module without its own input check (shape or dtype mismatch)
             raise ValueError(f"model {type(model).__name__} cannot be evaluated on X of shape "
                              f"{tuple(X.shape)}: {exc}") from exc
+        except (TypeError, ValueError):
+            raise
+        except Exception as exc:     # the model's own KeyError (...) reached the caller bare (red20a)
+            raise UserCallableError(f"model(X) ({type(model).__name__}.forward) raised {type(exc).__name__}: "
+                                    f"{exc}") from exc
         # a tuple, an ndarray or int outputs met "'tuple' object has no attribute 'detach'" (or torch's
         # log_softmax error), naming nothing; a wrong shape later met gather's or broadcasting's error
         if not isinstance(out, torch.Tensor) or not out.is_floating_point():
             got = f"a {out.dtype} tensor" if isinstance(out, torch.Tensor) else type(out).__name__
             raise TypeError(f"model(X) must return a floating torch.Tensor, got {got}")
+        if out.dtype != X.dtype:   # a float32 answer of a float64 model: a float32 loss in silence (red20a)
+            raise TypeError(f"model(X) must return X's dtype {X.dtype} (the model's parameters), got "
+                            f"{out.dtype}")
         k = getattr(model, "out_features", None)
         if isinstance(k, int) and tuple(out.shape) != (X.shape[0], k):
             raise ValueError(f"model(X) must have shape (n, out_features) = ({X.shape[0]}, {k}), "

@@ -184,3 +184,34 @@ def test_per_sample_helpers_refuse_a_nan_derivative_naming_the_sample(helper, wh
     X, y = torch.randn(4, 2, dtype=torch.float64), torch.randn(4, dtype=torch.float64)
     with pytest.raises(ValueError, match=f"sample_loss has a NaN or inf {what} at theta for sample 0"):
         getattr(functional, helper)(lambda t, x, yy: ((t * x).sum() * 0).abs().sqrt(), theta, X, y)
+
+
+class _Late(torch.nn.Module):
+    """A 3 -> 2 linear model that raises or answers float32 once ``live`` is set (red20a's EmpiricalLoss)."""
+
+    out_features = 2
+
+    def __init__(self, answer):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 2, dtype=torch.float64)
+        self.answer, self.live = answer, False
+
+    def forward(self, X):
+        out = self.lin(X)
+        if self.live and self.answer == "raises":
+            raise KeyError("the user's own error")
+        return out.float() if self.live else out
+
+
+@pytest.mark.parametrize("answer, error, words", [
+    ("raises", UserCallableError, r"raised KeyError"),
+    ("float32", TypeError, r"must return X's dtype torch.float64"),
+])
+def test_empirical_loss_names_a_model_raising_or_answering_float32_after_construction(answer, error, words):
+    from algorithms.nets.gd_map import EmpiricalLoss
+
+    model = _Late(answer)
+    loss = EmpiricalLoss(model, torch.ones(4, 3, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
+    model.live = True
+    with pytest.raises(error, match=words):
+        loss.value()
