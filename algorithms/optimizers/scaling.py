@@ -31,6 +31,7 @@ weight decay); code: ``charliezchen/scaling-matrix-preconditioning``, ``train.py
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -146,7 +147,9 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
     multiplier of 0.5).
 
     ``model`` needs ``width``, ``depth`` and ``parameter_roles()`` (the family's
-    :class:`~algorithms.optimizers.MLP` and :class:`~algorithms.optimizers.Transformer`). For
+    :class:`~algorithms.optimizers.MLP` and :class:`~algorithms.optimizers.Transformer`): ``model.width``
+    and ``model.depth`` ints >= 1 and ``parameter_roles()`` a dict name -> role (else TypeError/ValueError
+    naming them). For
     ``optimizer="muon"`` each group also says ``use_muon`` (hidden matrices only). Each group
     carries ``name`` and ``role`` for reading.
 
@@ -164,9 +167,15 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
         if not hasattr(model, attribute):
             raise TypeError(f"model must have width, depth and parameter_roles() (an MLP or a "
                             f"Transformer of algorithms.optimizers), got {type(model).__name__}")
-    width_ratio = model.width / check_positive_int("base_width", base_width)
-    depth_ratio = 1.0 if base_depth is None else model.depth / check_positive_int("base_depth", base_depth)
+    # a duck-typed model's width True (read as 1), 64.5, NaN, 0 or "64" met arithmetic errors or ran (red20a)
+    width = check_positive_int("model.width", model.width)
+    depth = check_positive_int("model.depth", model.depth)
+    width_ratio = width / check_positive_int("base_width", base_width)
+    depth_ratio = 1.0 if base_depth is None else depth / check_positive_int("base_depth", base_depth)
     roles = model.parameter_roles()
+    if not isinstance(roles, Mapping):   # a list met "'list' object has no attribute 'get'"
+        raise TypeError(f"model.parameter_roles() must return a dict parameter name -> role, got "
+                        f"{type(roles).__name__}")
     groups = []
     for name, p in model.named_parameters():
         role = roles.get(name)

@@ -90,3 +90,30 @@ def test_run_finetune_refuses_a_make_optimizer_that_freezes_the_model():
 
     with pytest.raises(ValueError, match="make_optimizer must leave the model trainable"):
         run_finetune(task, freeze, SolveOptions(maxiters=5, seed=0))
+
+
+class _DuckModel(torch.nn.Module):
+    def __init__(self, width, depth, roles):
+        super().__init__()
+        self.a = torch.nn.Linear(4, 4)
+        self.width, self.depth, self._roles = width, depth, roles
+
+    def parameter_roles(self):
+        return self._roles
+
+
+_ROLES = {"a.weight": "hidden", "a.bias": "vector"}
+
+
+@pytest.mark.parametrize("width, depth, roles, words", [
+    (float("nan"), 2, _ROLES, "model.width"), (0, 2, _ROLES, "model.width"), ("64", 2, _ROLES, "model.width"),
+    (True, 2, _ROLES, "model.width"), (64.5, 2, _ROLES, "model.width"),
+    (64, float("nan"), _ROLES, "model.depth"),
+    (64, 2, [("a.weight", "hidden")], r"model.parameter_roles\(\)"),
+])
+def test_param_groups_checks_a_duck_typed_models_width_depth_and_roles(width, depth, roles, words):
+    # red20a: NaN/0/"64" met arithmetic errors; True (read as 1) and 64.5 ran in silence
+    from algorithms.optimizers import param_groups
+
+    with pytest.raises((TypeError, ValueError), match=words):
+        param_groups(_DuckModel(width, depth, roles), "adamw", 0.01, base_width=16, base_depth=1)
