@@ -104,8 +104,13 @@ def elements_of(name: str, value: Any, *, sequence: bool = False) -> list:
 
 
 def as_subset(name: str, subset: Any) -> frozenset:
-    """``subset`` as a frozenset (the same object when it is one), through :func:`elements_of`."""
+    """``subset`` as a frozenset (the same object when it is one, its float members checked to equal
+    themselves: a NaN in a ready-made frozenset was taken by a matroid with no finite ground, where a list
+    holding it is refused), through :func:`elements_of`."""
     if type(subset) is frozenset:
+        for element in subset:
+            if isinstance(element, float | np.floating) and element != element:
+                check_hashable(f"{name} element", element)
         return subset
     return frozenset(elements_of(name, subset))
 

@@ -92,3 +92,12 @@ def test_a_pickled_maximizer_still_loads_and_runs():
     again = pickle.loads(pickle.dumps(dm))
     again.insert(1)
     assert again.value >= dm.value
+
+
+@pytest.mark.parametrize("nan", [float("nan"), np.float64("nan"), np.float32("nan")])
+def test_ready_made_frozenset_with_nan_refused_by_a_matroid_without_ground(nan):
+    """lead, round 20: a frozenset skipped the member checks (its fast path), so UniformMatroid(2) answered
+    is_independent(frozenset({nan})) True where the same subset as a list is refused naming subset."""
+    with pytest.raises(ValueError, match="subset element must equal itself"):
+        S.UniformMatroid(2).is_independent(frozenset({nan}))
+    assert S.UniformMatroid(2).is_independent(frozenset({1.5, 2})) is True
