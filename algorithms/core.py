@@ -243,7 +243,9 @@ class Algorithm(metaclass=_KeepsBuiltFields):
     ``one_pass`` (a class attribute, read from the docstring: True when it carries
     :data:`ONE_PASS_WORDS`) marks a method that runs in one pass and calls ``callback`` once, after the
     run, so that a ``True`` it returns keeps the run's retcode; every other method stopped by a ``True``
-    ends ``Terminated``.
+    ends ``Terminated``. A method that runs in one pass on some problems only (a closed form for one model
+    class, an iterative run for the others) says so in its docstring and overrides
+    :meth:`runs_in_one_pass`.
     """
 
     one_pass: ClassVar[bool] = False
@@ -253,6 +255,11 @@ class Algorithm(metaclass=_KeepsBuiltFields):
         doc = cls.__dict__.get("__doc__")
         if doc:  # the docstring is the contract users read: the flag follows it (none: inherited)
             cls.one_pass = ONE_PASS_WORDS in doc
+
+    def runs_in_one_pass(self, problem: Any) -> bool:
+        """Whether this method solves ``problem`` in one pass (core's callback rule); ``one_pass`` unless
+        a subclass's docstring limits it to some problems."""
+        return type(self).one_pass
 
 
 @dataclass
@@ -957,7 +964,8 @@ def solve(problem: Problem, algorithm: Algorithm, *positional: Any, **options: A
         _warn_unused(opts, _OPTIONS_READ.get(), algorithm)
     finally:
         _OPTIONS_READ.reset(reads)
-    if counted is not None and counted.stopped and not algorithm.one_pass and opts.maxiters != 0 \
+    if counted is not None and counted.stopped and not algorithm.runs_in_one_pass(problem) \
+            and opts.maxiters != 0 \
             and solution.retcode in _STOPPABLE:
         # a True on the record where the method's own test held (or its horizon came) ended Success in the
         # families that test convergence before the callback's answer: the callback stopped it (maxiters=0:

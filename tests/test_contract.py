@@ -245,7 +245,7 @@ def test_callback_true_stops_right_after_its_record(make, stop_at):
     method's own test held ended Success (red16a, red16b)."""
     problem, algorithm = make(np.float64)
     reference = solve(problem, algorithm, seed=3, store_trace=True)
-    one_pass = type(algorithm).one_pass  # read from the docstring's words (ONE_PASS_WORDS)
+    one_pass = algorithm.runs_in_one_pass(problem)  # the docstring's words (ONE_PASS_WORDS), per problem
     records = len(reference.trace)
     stop_at = {"first": 1, "second": 2, "last": records}[stop_at]
     if stop_at > records or (stop_at == records and records <= 2 and stop_at != 1):

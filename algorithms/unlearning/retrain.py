@@ -52,8 +52,11 @@ class Retrain(Algorithm):
     (0 or at least 1.18e-38, at most 3.4e38: ``lr = 0`` returns the fresh initialization itself, a
     diagnostic the tests use; the closed form ignores ``lr``) with ``optimizer`` "adam" or "sgd".
 
-    One pass for ``callback``: it is called once, with the final record, after the run is over, so a
-    ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
+    One pass for ``callback`` on a :class:`~algorithms.unlearning.LinearModel` only (the closed form): it
+    is called once, with the final record, after the work is done, so a ``True`` it returns changes
+    nothing (the retcode stays the run's own: core's callback rule). On any other model Retrain iterates:
+    ``callback`` is called at every record and a ``True`` ends the run ``Terminated`` right after it, as
+    in every iterative method.
     """
 
     lr: float = 1e-2
@@ -61,6 +64,11 @@ class Retrain(Algorithm):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
+
+    def runs_in_one_pass(self, problem: object) -> bool:
+        """Whether ``problem`` is solved in one pass: True on a LinearModel (the closed form), False on
+        any other model (iterative descent)."""
+        return isinstance(getattr(problem, "model", None), LinearModel)
 
 
 @_dispatch
