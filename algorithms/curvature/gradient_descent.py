@@ -72,8 +72,9 @@ class GradientDescent(Algorithm):
     ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant
     (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``); one so small
     that x − lr·∇f rounds to x (lr = 1.2e-38) ends ``Stalled`` at once (as in every method of the family).
-    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
-    1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; None,
+    the default, is valid and means 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative:
+    ``run_descent``).
     With f* unknown, a stall or ``maxiters`` at ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding
     level, x0's dtype) is a ``Success``.
     """

@@ -60,7 +60,8 @@ class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``): an int in [1, 10**6]
     (default 10; more is refused by name: scipy keeps two vectors of the problem's length per pair).
 
-    ``tol`` (in (0, 1), default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G``
+    ``tol`` (in (0, 1); None, the default, is valid and means 1e-10): success when ``f − f* <= tol·S`` (f*
+    known) or ``‖∇f‖ <= tol·G``
     (S, G: the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
     scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G/√d``), and a
     stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``. scipy's line search

@@ -77,13 +77,14 @@ class LCD1(Algorithm):
     """Local Curvature Descent 1: ``x⁺ = x − (C(x) + L_C I)⁻¹∇f(x)`` (no hyperparameters).
 
     Uses ``problem.L_C`` and ``problem.curvature``. ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0
-    itself and is refused naming tol; default 1e-10) stops at
-    ``f − f* <= tol·S`` (when ``f*`` is known) or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    itself and is refused naming tol; None, the default, is valid and means 1e-10) stops at ``f − f* <=
+    tol·S`` (when ``f*`` is known) or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     With f* unknown, a stall or ``maxiters`` at ``‖∇f(x)‖ <= 16 eps ‖C(x)‖ ‖x‖`` (x's own rounding
     level, x0's dtype) is a ``Success``.
     ``stats.hess_calls`` counts evaluations of ``C`` and ``stats.linear_solves`` the solves with
     ``C + L_C I``. When ``L_C = 0`` and ``C(x)`` is singular the pseudo-inverse is used. Needs a finite
-    ``L_C`` (a problem with ``L_C = math.inf`` has no upper model to minimize).
+    ``L_C``: a problem with ``L_C = math.inf`` (valid for LCD2, LCD3 and Polyak) has no upper model to
+    minimize, and solving it with LCD1 raises ``ValueError`` naming L_C.
     """
 
 

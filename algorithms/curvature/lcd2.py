@@ -360,7 +360,8 @@ class LCD2(Algorithm):
 
     ``x⁺ = x − (C(x) + β I)⁻¹∇f(x)`` with β from a scalar root-find (see the module
     docstring). The trace records the multiplier ``λ = 1/β`` of every step. ``tol``
-    (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default 1e-10)
+    (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; None, the default, is
+    valid and means 1e-10)
     stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """
 

@@ -65,7 +65,9 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     ``delta`` = f(x) − f* and ``G`` = ‖∇f‖²_{C⁻¹} when they are numbers (sympy expressions pass through):
     ``delta`` a float in [0, 3.4e38] (any value from 0 up, subnormals included) and ``G`` a positive scale
     in [1.18e-38, 3.4e38] (the working range: a subnormal G is refused naming G); inside these ranges the
-    formula's value is returned (2Δ/G >= 1 clips the factor at 1: the Newton step).
+    formula's value is returned (2Δ/G >= 1 clips the factor at 1: the Newton step), to full relative
+    precision even where 2Δ/G is tiny (then the factor is Δ/G, e.g. 2.94e-78 at Δ = 1e-39, G = 3.4e38,
+    not the 0 a direct evaluation of 1 − √(1 − 2Δ/G) gives).
 
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0
@@ -139,8 +141,8 @@ class LCD3(Algorithm):
 
     The trace records the scalar ``stepsize`` of every step. A step at a point where
     ∇f(x) leaves the range of C(x) ends the solve with ``RetCode.Degenerate``.
-    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
-    1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G``
+    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; None,
+    the default, is valid and means 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G``
     (relative to x0's gap S and gradient G: ``run_descent``).
     """
 

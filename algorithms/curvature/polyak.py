@@ -87,8 +87,9 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
 class Polyak(Algorithm):
     """Gradient descent with the Polyak step ``(f(x) − f*)/‖∇f(x)‖²`` (needs ``problem.f_star``).
 
-    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
-    1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; None,
+    the default, is valid and means 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative:
+    ``run_descent``).
     """
 
 

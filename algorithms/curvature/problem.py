@@ -132,7 +132,9 @@ class CurvatureProblem(Problem):
         gradient beside a float64 ``x0`` is refused by name, naming ``grad(x)``; a list or a more precise
         array is read as float64).
     curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
-        non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted). Checked at
+        non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted: a float32 C
+        is valid, a rounded model, and a run with it may take other iterates than with the float64 C, both
+        ending within tol). Checked at
         ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
         raises ``ValueError``; a NaN/inf ``C`` is refused at ``x0`` and ends a solve ``Diverged``, as a
         NaN f or grad does; both to rounding level: an asymmetry or negative eigenvalue within
@@ -140,13 +142,17 @@ class CurvatureProblem(Problem):
     L_C : the constant of the upper bound, a real ``>= 0`` (any value from 0 to 3.4e38, the working range's
         top), or ``math.inf`` when only the lower bound (inequality (5)) is known, as for ‖x‖_p^p
         (Example 6.4): LCD2, LCD3 and Polyak need only that bound, LCD1 and the rate of Theorem 4.2 need a
-        finite ``L_C``. Narrower only where ``curvature(x0)`` = 0 (then a bound alone sets ∇f's rounding
+        finite ``L_C`` (the problem accepts ``math.inf``; solving it with LCD1 raises ``ValueError`` naming
+        L_C). Narrower only where ``curvature(x0)`` = 0 (then a bound alone sets ∇f's rounding
         level at x0): there ``min(L, L_C)`` must be at most ‖∇f(x0)‖ / (16 eps ‖x0‖) (eps: x0's dtype's),
         else the larger is refused by name (no stopping test could tell x0 from a minimizer).
     x0 : the starting point; its dtype (float32 or float64) is kept by every solver. ``f(x0)`` must be a
         finite real at most 3.4e38 in magnitude (the working range), else refused naming f(x0).
-    f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
-        ``f(x0)``. The gap test f − f* <= tol·S runs only where f's rounding, 16 eps max(|f|, |f*|), is below
+    f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it): f's minimum itself, not any lower
+        bound. Must not exceed ``f(x0)``; a value below f's minimum (f_star = -1 for f = ‖x‖², whose minimum
+        is 0) is not valid: a solve that reaches a minimizer with f − f* still large raises ``ValueError``
+        naming f_star (it cannot end Success). The gap test f − f* <= tol·S runs only where f's rounding, 16
+        eps max(|f|, |f*|), is below
         tol·S; beyond (an offset f = g + 1e10: f(x0) − f* ≪ |f*|) the gradient test decides, and the methods
         that step on f − f* (Polyak, LCD2, LCD3) or search along f's values (L-BFGS-B) end ``Stalled`` once
         f's rounding hides the gap, short of the tolerance (GradientDescent and LCD1 reach it through ∇f).

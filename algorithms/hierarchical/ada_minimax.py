@@ -182,10 +182,11 @@ def _solve(problem: MinimaxProblem, algorithm: AdaMinimax, options: SolveOptions
 
     def step(t, x, y, rng):
         gx, gy = problem.oracle(x, y, rng)
-        gx_other, _ = problem.oracle(x, y, rng)
+        gx_other, gy_other = problem.oracle(x, y, rng)
         stats.grad_calls += 2
         gx, gy = checked("grad(x, y, rng)[0]", gx, x), checked("grad(x, y, rng)[1]", gy, y)
         gx_other = checked("grad(x, y, rng)[0]", gx_other, x)
+        checked("grad(x, y, rng)[1]", gy_other, y)  # unused: a NaN or wrong shape there is a broken oracle
         x_new, m, alpha_t, lr_x_t, lr_y_t = adaptive_x_step(state, algorithm, t, x, gx, gx_other, gy)
         y_new = y + lr_y_t * gy
         # x, y, g_x and m of iteration t: what Lemma 5.3's recursion is stated in

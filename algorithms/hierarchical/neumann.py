@@ -144,9 +144,13 @@ def _hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray, terms:
         return fx, 0
     power = fy
     total = fy.copy()
+    # both parts of every answer checked, the part a call does not use too: the last call's yy-part went
+    # unchecked, and a NaN or wrong-shape ∇²_yy G·v ended Success (red20c)
     for _ in range(terms - 1):
-        _, hess = problem.hvp_oracle(x, y, power, rng)
+        cross, hess = problem.hvp_oracle(x, y, power, rng)
+        checked("lower_hvp xy-part", cross, x)
         power = power - checked("lower_hvp yy-part", hess, y) / problem.l_g1
         total = total + power
-    cross, _ = problem.hvp_oracle(x, y, total / problem.l_g1, rng)
+    cross, hess = problem.hvp_oracle(x, y, total / problem.l_g1, rng)
+    checked("lower_hvp yy-part", hess, y)
     return fx - checked("lower_hvp xy-part", cross, x), terms

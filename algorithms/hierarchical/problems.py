@@ -243,7 +243,10 @@ class MinimaxProblem(Problem):
     0-d array at least as precise as ``x0``, an np.float32/float16 or integer-dtype Φ beside float64 iterates
     being refused by name) is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` (a callable x ->
     an array of x's shape) its exact gradient, used for the
-    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
+    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``phi`` is called only at x0 (here) and
+    once per solve, at the last iterate, for the reported value; a bad value there (NaN/inf: ``Diverged``;
+    a wrong type: refused naming phi(x)) decides the run, one it would give elsewhere is never seen. ``x0``
+    and ``y0`` are the
     finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
     promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
     ``sigma`` is a finite float >= 0: any value from 0 to 3.4e38, the working range (0: the oracle is
@@ -304,7 +307,9 @@ class BilevelProblem(Problem):
     Oracles (each takes an ``rng`` for its own sampling; additive noise of level ``sigma`` is
     added to the gradients and of level ``hessian_sigma`` to the second-derivative products):
     ``upper_grad(x, y, rng) -> (∇_x F, ∇_y F)``, ``lower_grad(x, y, rng) -> ∇_y G`` and
-    ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y); every oracle and ``grad_phi``
+    ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y: ``upper_grad`` and
+    ``lower_hvp`` return a PAIR, a tuple or list of two arrays of different lengths, not one array); every
+    oracle and ``grad_phi``
     returns arrays at least as precise as ``x0`` (a float32, float16 or integer output beside float64
     iterates is refused by name).
     ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the Neumann-series
@@ -312,8 +317,8 @@ class BilevelProblem(Problem):
     l_g1, in the working range [1.18e-38, 3.4e38]; a solve with Theorem 4.2's series length, the
     algorithms' ``neumann_terms=None``, also needs that length at most 10**6 terms: mu_g / l_g1 at least
     about 1.5 log(T) / 10**6, 1.4e-5 at the default T = 10**4 iterations, else it is refused naming mu_g).
-    ``phi(x)`` is Φ(x) (a finite real, with ``MinimaxProblem``'s precision rule) and ``grad_phi(x)`` its
-    exact gradient (the recorded
+    ``phi(x)`` is Φ(x) (a finite real, with ``MinimaxProblem``'s precision rule; called only at x0 and once
+    per solve, at the last iterate, as there) and ``grad_phi(x)`` its exact gradient (the recorded
     stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D starting points
     (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it; an integer or
     float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0, any value
@@ -423,7 +428,8 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     """f(x, y) = cos x + c·x·y − y²/2 in one dimension (c = ``coupling``; c = 1 is Section 6.1).
 
     ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) are the oracle noise;
-    ``coupling`` a finite nonzero float with |c| in the working range [1.18e-38, 3.4e38]; ``x0`` and
+    ``coupling`` a finite nonzero float of either sign (a negative c such as -1 is valid) with |c| in the
+    working range [1.18e-38, 3.4e38]; ``x0`` and
     ``y0`` the starting coordinates, any reals in [-3.4e38, 3.4e38] (the working range); ``dtype`` numpy
     float32 or float64 (float32: Φ(x0) = c²x0²/2 and ∇Φ(x0) must fit float32, |c|·|x0| up to about 2.6e19,
     else refused naming coupling).

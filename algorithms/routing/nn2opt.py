@@ -106,8 +106,9 @@ def two_opt(
     is refused by name, an asymmetry at or below that level is rounding and runs as given);
     returns (tour, local optimum reached, moves).
     At most ``max_moves`` (int >= 0) moves, each improving by more than
-    ``tol`` (finite, >= 0; default 1e-10 times the largest distance: an absolute 1e-10 stopped short on
-    coordinates ×1e-9, 2.4 % above the tour found at ×1, and is below the gains' rounding at ×1e12).
+    ``tol`` (finite, >= 0; None, the default, is valid and means 1e-10 times the largest distance: an
+    absolute 1e-10 stopped short on coordinates ×1e-9, 2.4 % above the tour found at ×1, and is below the
+    gains' rounding at ×1e12).
 
     >>> d = np.array([[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]], dtype=float)
     >>> two_opt(d, [0, 2, 1, 3])[0]

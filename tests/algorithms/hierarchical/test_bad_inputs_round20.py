@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import algorithms.hierarchical as H
+from algorithms import solve
+from algorithms.core import RetCode
 
 
 def _cells(oracle) -> dict:
@@ -66,3 +68,43 @@ def test_a_loaded_score_net_whose_settings_disagree_with_its_layers_is_refused_b
     loaded.__setstate__(state)
     with pytest.raises(ValueError, match="out_features"):
         loaded(torch.zeros(2, 4, dtype=torch.float64))
+
+
+def _bilevel(hess) -> H.BilevelProblem:
+    return H.BilevelProblem(
+        upper_grad=lambda x, y, rng: (x.copy(), y - 1.0), lower_grad=lambda x, y, rng: y - x,
+        lower_hvp=lambda x, y, v, rng: (-v, hess(v)),
+        phi=lambda x: float(0.5 * np.sum((x - 1) ** 2) + 0.5 * np.sum(x**2)), grad_phi=lambda x: 2 * x - 1,
+        x0=np.array([3.0, -2.0]), y0=np.array([0.5, 0.5]), mu_g=1.0, l_g1=1.0)
+
+
+SOLVERS = {"StocBiO": H.StocBiO(), "StocBiO-1": H.StocBiO(neumann_terms=1),
+           "StocBiO-3": H.StocBiO(neumann_terms=3), "AdaBiO": H.AdaBiO()}
+
+
+# before: the hypergradient's last lower_hvp call dropped its yy-part unchecked: a NaN or wrong-shape
+# ∇²_yy G·v ended Success (always with a series of <= 1 term; red20c)
+@pytest.mark.parametrize("solver", SOLVERS, ids=list(SOLVERS))
+def test_every_part_of_every_lower_hvp_answer_is_checked(solver):
+    with pytest.raises(ValueError, match=r"lower_hvp yy-part .*shape \(2,\)"):
+        solve(_bilevel(lambda v: np.full(3, 0.0)), SOLVERS[solver], maxiters=30, seed=0)
+    sol = solve(_bilevel(lambda v: np.full(2, np.nan)), SOLVERS[solver], maxiters=30, seed=0)
+    assert sol.retcode == RetCode.Diverged
+    with pytest.raises(ValueError, match="lower_hvp yy-part"):
+        H.neumann_hypergradient(_bilevel(lambda v: np.full(3, 0.0)), np.ones(2), np.zeros(2), 1,
+                                np.random.default_rng(0))
+
+
+# before: AdaMinimax's second grad call per step dropped its y-part unchecked: a NaN there ran on to MaxIters
+def test_ada_minimax_checks_the_y_part_of_its_second_grad_call():
+    calls = {"n": 0}
+
+    def grad(x, y, rng):
+        calls["n"] += 1
+        gy = np.full_like(y, np.nan) if calls["n"] % 2 == 0 else x - y
+        return np.sin(x) + y, gy
+
+    problem = H.MinimaxProblem(grad=grad, phi=lambda x: float(np.sum(x**2)), grad_phi=lambda x: 2 * x,
+                               x0=np.array([1.0]), y0=np.array([0.0]))
+    calls["n"] = 0
+    assert solve(problem, H.AdaMinimax(), maxiters=20, seed=0).retcode == RetCode.Diverged
