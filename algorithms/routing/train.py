@@ -87,7 +87,7 @@ def beta_at(step: int, steps: int, beta_min: float, beta_max: float) -> float:
 
 def _instances(problem: str, size: int, count: int, seed: int) -> list:
     gen = random_tsp if problem == "tsp" else random_cvrp
-    return [gen(size, seed=seed + i) for i in range(count)]
+    return [gen(size, seed=(seed + i) % 2**64) for i in range(count)]  # the generators take seeds < 2**64
 
 
 def save_checkpoint(
@@ -419,7 +419,8 @@ def train(
         if (used_minutes + (time.perf_counter() - t0) / 60.0) >= minutes:
             break
         beta = beta_at(step, steps, beta_min, beta_max)
-        insts = _instances(problem, size, batch, seed=1_000_003 * (seed + 1) + batch * step)
+        # mod 2**64: seed = 2**64 - 1 (documented valid) gave a stream seed past the generators' range
+        insts = _instances(problem, size, batch, seed=(1_000_003 * (seed + 1) + batch * step) % 2**64)
         enc = encode_instances(model, insts)
         traj = rollout(model, enc, samples, mode="sample", generator=gen)
         value = trajectory_loss(traj, loss, beta=beta, center=True, db_weight=db_weight)

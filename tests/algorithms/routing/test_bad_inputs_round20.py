@@ -2,6 +2,7 @@
 
 import copy
 
+import numpy as np
 import pytest
 import torch
 
@@ -114,3 +115,11 @@ def test_a_loaded_gflownet_whose_hidden_disagrees_with_its_layers_is_refused_by_
     loaded.__setstate__(state)
     with pytest.raises(ValueError, match="hidden"):
         encode_instances(loaded, [random_tsp(5)])
+
+
+# before: seed = 2**64 - 1 (documented valid: an int in [0, 2**64)) raised "seed must be an int >= 0 and
+# < 2**64, got 18446799413941772744654848" from the per-step instance seed
+@pytest.mark.parametrize("seed", [2**64 - 1, np.uint64(2**64 - 1), 2**64 - 2])
+def test_train_takes_the_largest_seeds(tmp_path, seed):
+    meta = train(**dict(KW, steps=1), seed=seed, out=str(tmp_path / "model.pt"))
+    assert meta["seed"] == int(seed)
