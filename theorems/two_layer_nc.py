@@ -779,15 +779,16 @@ def _autograd(problem: TwoLayerTraining, theta: np.ndarray) -> tuple[float, np.n
 
 
 def _counted_flow(problem: TwoLayerTraining, algorithm: GradientFlow, seed: int):
-    """The flow solve with ``solve_ivp`` wrapped to sum the integrator's own ``nfev`` over its calls."""
-    real, total = gradient_flow_module.solve_ivp, [0]
+    """The flow solve with its integration of each record interval (the scipy solver stepped as solve_ivp
+    steps it) wrapped to sum the integrator's own ``nfev`` over its calls."""
+    real, total = gradient_flow_module._flow_interval, [0]
 
     def counting(*args, **kwargs):
         result = real(*args, **kwargs)
         total[0] += int(result.nfev)
         return result
 
-    with mock.patch.object(gradient_flow_module, "solve_ivp", counting):
+    with mock.patch.object(gradient_flow_module, "_flow_interval", counting):
         flow = solve(problem, algorithm, seed=seed, store_trace=True)
     return flow, total[0]
 
