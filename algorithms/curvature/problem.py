@@ -150,10 +150,13 @@ class CurvatureProblem(Problem):
         finite real at most 3.4e38 in magnitude (the working range), else refused naming f(x0).
     f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it): f's minimum itself, not any lower
         bound. Must not exceed ``f(x0)``; a value below f's minimum (f_star = -1 for f = ‖x‖², whose minimum
-        is 0) is not valid: a solve that reaches a minimizer with f − f* still large raises ``ValueError``
-        naming f_star (it cannot end Success). The gap test f − f* <= tol·S runs only where f's rounding, 16
-        eps max(|f|, |f*|), is below
-        tol·S; beyond (an offset f = g + 1e10: f(x0) − f* ≪ |f*|) the gradient test decides, and the methods
+        is 0) is not valid. What a solve then does: a minimizer reached with f − f* still above tol·S raises
+        ``ValueError`` naming f_star (GradientDescent, LCD1, LCD2, LCD3, LBFGS); Polyak, whose step
+        (f − f*)/‖∇f‖² then overshoots, may never reach one and ends ``MaxIters`` (or ``Diverged``); where
+        the offset is within tol·S (f_star = -1e-12 beside S = 5) a ``Success`` can still come, and is right:
+        f − f* <= tol·S bounds f's true gap too. The gap test f − f* <= tol·S runs only where f's rounding,
+        16 eps max(|f|, |f*|), is below tol·S; beyond (an offset f = g + 1e10: f(x0) − f* ≪ |f*|) the
+        gradient test decides, and the methods
         that step on f − f* (Polyak, LCD2, LCD3) or search along f's values (L-BFGS-B) end ``Stalled`` once
         f's rounding hides the gap, short of the tolerance (GradientDescent and LCD1 reach it through ∇f).
     x_star : a minimizer, if known (used by the rate claims); a finite vector of ``x0``'s shape, read in
