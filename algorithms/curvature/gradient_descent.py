@@ -69,8 +69,10 @@ def _step(x: Any, g: Any, lr: Any) -> Any:
 class GradientDescent(Algorithm):
     """Gradient descent with the constant step ``lr``.
 
-    ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant
-    (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``); one so small
+    ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant ``problem.L``,
+    else 1/L_C where C(x0) = 0 and L_C is finite (see the module docstring); otherwise (L None with C(x0)
+    nonzero or L_C = inf, as ``lp_norm_power``) a solve with lr = None raises ``ValueError`` asking for lr
+    or L. A step above 2/L makes the iterates blow up (``Diverged``); one so small
     that x − lr·∇f rounds to x (lr = 1.2e-38) ends ``Stalled`` at once (as in every method of the family).
     ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; None,
     the default, is valid and means 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative:
