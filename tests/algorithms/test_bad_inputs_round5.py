@@ -361,5 +361,7 @@ def test_chance_problem_probes_f_at_two_batch_sizes():
     from algorithms.chance.problems import linear_gaussian_problem
 
     base = linear_gaussian_problem(n=4, n_samples=50)
-    with pytest.raises(ValueError, match=r"^f must map \(batch, n\) to shape \(batch,\), got \(3,\) for one"):
+    with pytest.raises(ValueError,
+                       match=r"^f must map a \(batch, n\) tensor to shape \(batch,\), got \(3,\) "
+                             r"for batch = 1"):
         dataclasses.replace(base, f=lambda x: torch.ones(3, dtype=x.dtype), linear=None)
