@@ -243,12 +243,12 @@ class MinimaxProblem(Problem):
     0-d array at least as precise as ``x0``, an np.float32/float16 or integer-dtype Φ beside float64 iterates
     being refused by name) is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` (a callable x ->
     an array of x's shape) its exact gradient, used for the
-    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``phi`` is called only at x0 (here) and
-    once per solve, at the last iterate, for the reported value; a bad value there (NaN/inf: ``Diverged``;
-    a wrong type: refused naming phi(x)) decides the run, one it would give elsewhere is never seen. ``x0``
-    and ``y0`` are the
-    finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
-    promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
+    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``phi`` is called once per solve, at the
+    last iterate, for the reported value (not here, not every iteration); a bad value there (NaN/inf:
+    ``Diverged``; a wrong type: refused naming phi(x)) decides the run, one it would give elsewhere is never
+    seen. ``x0`` and ``y0`` are the finite 1-D starting points; the dtype of ``x0`` (float32 or float64;
+    an integer or float16 array is promoted to float64) is the dtype of the iterates, and ``y0``
+    is converted to it.
     ``sigma`` is a finite float >= 0: any value from 0 to 3.4e38, the working range (0: the oracle is
     ``grad`` itself; a tiny one such as 1e-39 acts as 0) and ``noise`` one of ``NOISE_KINDS``.
     Every callable receives read-only copies of the points; one that writes into its argument anyway is
@@ -317,8 +317,8 @@ class BilevelProblem(Problem):
     l_g1, in the working range [1.18e-38, 3.4e38]; a solve with Theorem 4.2's series length, the
     algorithms' ``neumann_terms=None``, also needs that length at most 10**6 terms: mu_g / l_g1 at least
     about 1.5 log(T) / 10**6, 1.4e-5 at the default T = 10**4 iterations, else it is refused naming mu_g).
-    ``phi(x)`` is Φ(x) (a finite real, with ``MinimaxProblem``'s precision rule; called only at x0 and once
-    per solve, at the last iterate, as there) and ``grad_phi(x)`` its exact gradient (the recorded
+    ``phi(x)`` is Φ(x) (a finite real, with ``MinimaxProblem``'s precision rule; called once per solve, at
+    the last iterate, as there) and ``grad_phi(x)`` its exact gradient (the recorded
     stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D starting points
     (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it; an integer or
     float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0, any value

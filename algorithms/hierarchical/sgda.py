@@ -35,8 +35,9 @@ class SGDA(Algorithm):
     [1.18e-38, 3.4e38] (the working range: a subnormal or a 1e308 step is refused by name).
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
-    ``solve``'s ``maxiters``: at most 3_333_333 (each iteration calls the oracle, ``grad_phi`` and ``phi``: a
-    solve takes at most 10**7 such calls; a larger maxiters is refused naming it).
+    ``solve``'s ``maxiters``: at most 3_333_333 (a solve takes at most 10**7 user calls, budgeted at three
+    per iteration: the oracle, ``grad_phi`` and a share for ``phi``, which is called once, at the end; a
+    larger maxiters is refused naming it).
     """
 
     lr_x: float = 0.1

@@ -38,8 +38,9 @@ class TiAda(Algorithm):
     ``beta`` (y), both in (0, 1) and at least 1.18e-38 (the working range).
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
-    ``solve``'s ``maxiters``: at most 3_333_333 (each iteration calls the oracle, ``grad_phi`` and ``phi``: a
-    solve takes at most 10**7 such calls; a larger maxiters is refused naming it).
+    ``solve``'s ``maxiters``: at most 3_333_333 (a solve takes at most 10**7 user calls, budgeted at three
+    per iteration: the oracle, ``grad_phi`` and a share for ``phi``, which is called once, at the end; a
+    larger maxiters is refused naming it).
     """
 
     lr_x: float = 1.0
