@@ -124,6 +124,14 @@ def _check_vectors(module: nn.Module, names: tuple[str, str]) -> None:
     replaced after construction (``model.u = nn.Parameter(torch.ones(5))``, a float32 u beside a float64 v,
     ``model.v = None``) met torch's "size mismatch", a message blaming X's dtype, or an AttributeError."""
     d = module.__dict__.get("in_features")
+    # set past __setattr__ (a whole-model pickle's __dict__ restored as is): out_features = 3 answered
+    # one column in silence
+    if type(d) is not int or d < 2:
+        raise ValueError(f"the model's in_features must be an int >= 2, got {d!r:.40} (set after "
+                         "construction)")
+    if module.__dict__.get("out_features") != 1 or type(module.__dict__.get("out_features")) is not int:
+        raise ValueError(f"the model's out_features must be 1 (one output per sequence), got "
+                         f"{module.__dict__.get('out_features')!r:.40} (set after construction)")
     dtypes = {}
     for name in names:
         value = getattr(module, name, None)

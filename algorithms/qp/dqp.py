@@ -62,6 +62,7 @@ import math
 import pickle
 import re
 import warnings
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -533,20 +534,28 @@ def _frozen(matrix):
 
 def _check_cholesky_of(P, L: np.ndarray) -> None:
     """Refuse a ``cholesky`` that is not P's lower factor: another matrix's factor (2·I for P = I) was
-    used as given, and every solve answered for another K in silence. One probe, O(n²) (a full L Lᵀ product
-    would cost as much as the factorization it saves): ‖L(Lᵀv) − Pv‖ against ‖P‖‖v‖ for a fixed v; a
-    factor of P agrees to round-off (n·eps relative), another matrix's by its own size."""
+    used as given, and every solve answered for another K in silence. O(n²) (a full L Lᵀ product would cost
+    as much as the factorization it saves): diag(L Lᵀ) against diag(P), and L(Lᵀv) − Pv against ‖P‖‖v‖ for
+    three probes v: a fixed one and two drawn from a seed that hashes L itself (a fixed probe alone passed
+    any factor of P + Σ c uuᵀ with u ⟂ v; a probe that depends on L cannot be built around). A factor of P
+    agrees to round-off (n·eps relative), another matrix's by its own size."""
     n = L.shape[0]
-    v = np.cos(np.arange(1, n + 1, dtype=np.float64))  # deterministic, no zero entries in general
-    lower = np.tril(L)
-    Pv = P @ v
-    scale = (float(abs(P).max()) if sp.issparse(P) else float(np.abs(P).max())) * float(np.abs(v).sum())
-    error = float(np.abs(lower @ (lower.T @ v) - np.asarray(Pv).ravel()).max())
+    lower = np.ascontiguousarray(np.tril(L), dtype=np.float64)
+    seed = zlib.crc32(lower.tobytes())
+    V = np.column_stack([np.cos(np.arange(1, n + 1, dtype=np.float64)),  # no zero entries in general
+                         np.random.default_rng(seed).standard_normal((n, 2))])
+    PV = np.asarray(P @ V)
+    p_max = float(abs(P).max()) if sp.issparse(P) else float(np.abs(P).max())
+    scale = max(p_max * float(np.abs(V).sum(axis=0).max()), np.finfo(float).tiny)
+    error = float(np.abs(lower @ (lower.T @ V) - PV).max())
+    diagonal = np.asarray(P.diagonal(), dtype=np.float64).ravel()
+    diag_error = float(np.abs(np.einsum("ij,ij->i", lower, lower) - diagonal).max()) if n else 0.0
     # 1e-8 relative: far above the round-off of a float64 factorization (n·eps ~ 1e-13 at n = 1000), far below
     # the mismatch of another matrix's factor
-    if not error <= 1e-8 * max(scale, np.finfo(float).tiny):
-        raise ValueError(f"cholesky must be P's lower Cholesky factor (L Lᵀ = P): L(Lᵀv) differs from Pv by "
-                         f"{error:.3g} (relative {error / max(scale, np.finfo(float).tiny):.3g})")
+    if not error <= 1e-8 * scale or not diag_error <= 1e-8 * max(p_max, np.finfo(float).tiny):
+        raise ValueError(f"cholesky must be P's lower Cholesky factor (L Lᵀ = P): L Lᵀ differs from P by "
+                         f"{max(error, diag_error):.3g} on probe vectors or the diagonal (relative "
+                         f"{max(error / scale, diag_error / max(p_max, np.finfo(float).tiny)):.3g})")
 
 
 class KKTFactor:

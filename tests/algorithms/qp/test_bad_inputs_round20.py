@@ -77,3 +77,37 @@ def test_an_unbounded_or_infeasible_far_qp_keeps_its_diagnosis(backend, scale):
                     h=np.array([-scale, -scale]))
     assert solve(unbounded, DQP(backend=backend)).retcode == RetCode.Unbounded
     assert solve(infeasible, DQP(backend=backend)).retcode == RetCode.Infeasible
+
+
+def _factor_of_another_matrix_agreeing_on_the_fixed_probe(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(P, M): M ≠ P with M v = P v for the old check's one probe v = cos(1..n) (red20c)."""
+    v = np.cos(np.arange(1, n + 1, dtype=float))
+    if n == 2:
+        u = np.array([-v[1], v[0]]) / np.linalg.norm(v)
+        return np.eye(2), np.eye(2) + 3 * np.outer(u, u)
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((n, n))
+    P = A @ A.T + n * np.eye(n)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    B = np.zeros((n, len(pairs)))
+    for k, (i, j) in enumerate(pairs):   # a symmetric, zero-diagonal E with E v = 0: same diagonal, same Pv
+        B[i, k] += v[j]
+        B[j, k] += v[i]
+    null = np.linalg.svd(B)[2][-1]
+    E = np.zeros((n, n))
+    for k, (i, j) in enumerate(pairs):
+        E[i, j] = E[j, i] = null[k]
+    return P, P + 0.5 * E
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_kkt_factor_refuses_a_factor_of_another_matrix_that_agrees_on_one_probe(n):
+    # one fixed probe vector passed any factor of P + Σ c uuᵀ with u ⟂ v: every solve answered for that K
+    from algorithms.qp import KKTFactor
+
+    P, M = _factor_of_another_matrix_agreeing_on_the_fixed_probe(n)
+    v = np.cos(np.arange(1, n + 1, dtype=float))
+    assert np.allclose(M @ v, P @ v) and not np.allclose(M, P)
+    with pytest.raises(ValueError, match="cholesky must be P's lower Cholesky factor"):
+        KKTFactor(P, None, cholesky=np.linalg.cholesky(M))
+    KKTFactor(P, None, cholesky=np.linalg.cholesky(P))   # P's own factor is taken
