@@ -241,7 +241,9 @@ class Evaluator:
     :class:`BlackBoxProblem`, ``evaluations`` and ``nonfinite`` ints >= 0, ``best_value`` and
     ``first_value`` real numbers (``+inf`` before any finite value; NaN refused), ``best_x`` None or a
     finite point of ``problem.dim`` coordinates (kept as a read-only copy), ``history`` a list of
-    (evaluations, best value) pairs (read-only in place: assign a new list to change it).
+    (evaluations, best value) pairs (read-only in place: assign a new list to change it), each count an
+    int in [0, ``evaluations``] (set ``evaluations`` first), each best value a real number or +inf (NaN
+    and -inf refused), counts non-decreasing and best values non-increasing along the list.
     The counts stay consistent: ``evaluations`` <= ``problem.budget``, ``nonfinite`` <= ``evaluations``, a
     finite ``best_value`` needs a ``best_x`` (set ``best_x`` first; reset with ``best_value = inf`` first),
     and a new ``problem`` must fit the evaluations made and ``best_x``. A ``best_value`` set by hand is
@@ -316,9 +318,15 @@ class Evaluator:
                         and not isinstance(entry[1], bool | np.bool_)):
                     raise TypeError(f"history must hold (evaluations, best value) pairs (an int and a real "
                                     f"number), got {entry!r:.60}")
-                if math.isnan(to_float(entry[1])):   # a best value is never NaN ([(1, nan)] was kept)
+                if math.isnan(to_float(entry[1])) or to_float(entry[1]) == -math.inf:
+                    # a best value is never NaN ([(1, nan)] was kept) nor -inf (as best_value)
                     raise ValueError(f"history must hold (evaluations, best value) pairs with a best value "
-                                     f"that is not NaN, got {entry!r:.60}")
+                                     f"that is not NaN or -inf, got {entry!r:.60}")
+                made = self.__dict__.get("evaluations", 0)
+                if not 0 <= entry[0] <= made:   # [(-5, 1.0)] and [(10**9, 1.0)] on a budget of 10 were kept
+                    raise ValueError(f"history must hold (evaluations, best value) pairs with evaluations in "
+                                     f"[0, evaluations = {made}] (the evaluations made so far), got "
+                                     f"{entry!r:.60}")
             # a run's record: evaluations grow, the best value never rises ([(1, 0.5), (0, 0.1)] was kept)
             for before, after in itertools.pairwise(value):
                 if after[0] < before[0] or to_float(after[1]) > to_float(before[1]):

@@ -41,7 +41,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_count, check_positive, check_seed, same_setting
+from algorithms._validation import (
+    check_bool,
+    check_count,
+    check_optimizer_state,
+    check_positive,
+    check_seed,
+    same_setting,
+)
 
 __all__ = ["TRAIN_DIMS", "TRAIN_INSTANCES", "main", "train"]
 
@@ -329,6 +336,10 @@ def _check_resume_state(path: str, st: Any, optimizers: dict[str, torch.optim.Op
                     refuse(where, f"shape {shapes[index]} expected, got {tuple(value.shape)}")
                 if key == "exp_avg_sq" and bool((value < 0).any()):
                     refuse(where, "entries >= 0 expected")
+        try:   # the step counts whole numbers >= 0 (a step of -1 met torch's ZeroDivisionError; red20c)
+            check_optimizer_state(saved, optimizer.param_groups, where=name)
+        except (ValueError, TypeError) as exc:
+            refuse(name, str(exc))
     for key in ("iteration", "episodes"):
         if isinstance(st[key], bool) or not isinstance(st[key], int) or st[key] < 0:
             refuse(key, f"an int >= 0 expected, got {st[key]!r}")
@@ -342,8 +353,18 @@ def _check_resume_state(path: str, st: Any, optimizers: dict[str, torch.optim.Op
     if not (isinstance(st["torch_gen"], torch.Tensor) and st["torch_gen"].dtype == torch.uint8):
         refuse("torch_gen", f"a generator state (uint8 tensor) expected, got "
                             f"{type(st['torch_gen']).__name__}")
+    # keys train never writes ("not-a-key") were taken and ignored (red20c)
+    known = {f"{f}-{d}-{b}" for f in range(1, 25) for d in TRAIN_DIMS for b in TRAIN_BUDGET_FACTORS}
+    if not set(st["baselines"]) <= known:
+        refuse("baselines", f"keys 'function-dim-budget factor' of the training set expected, got "
+                            f"{sorted(map(str, set(st['baselines']) - known))[:3]}")
     if not isinstance(st["rng"], dict):
         refuse("rng", f"a numpy bit generator state (dict) expected, got {type(st['rng']).__name__}")
+    try:   # the states are set on scratch generators first: their own errors named no checkpoint
+        np.random.default_rng().bit_generator.state = st["rng"]
+        torch.Generator().set_state(st["torch_gen"])
+    except (ValueError, TypeError, KeyError, RuntimeError, OverflowError) as exc:
+        refuse("rng/torch_gen", f"{type(exc).__name__}: {str(exc)[:80]}")
 
 
 def _final_gain(ep, optimum: float) -> float:

@@ -66,6 +66,11 @@ class _NonFiniteAnswer(Exception):
     gets such a value; the restricted problem has no solution (None)."""
 
 
+class _ForwardError(Exception):
+    """Carries an error of g's forward call (its answer refused, or g raising) out of torch's Jacobian
+    pass unwrapped: it is g's, not its backward's."""
+
+
 def _checked_answer(name: str, value: Any, shape: tuple[int, ...]) -> torch.Tensor:
     """A user's f or g answer inside stage 1: a real floating tensor whose leading axes are ``shape`` (a numpy
     answer met AttributeError "no attribute 'requires_grad'", None "not subscriptable", a (0,) tensor a bare
@@ -171,7 +176,10 @@ def restricted_solution(
         graph: list[bool] = []
 
         def traced_margin(xt: torch.Tensor) -> torch.Tensor:   # the same one call of g, its graph noted
-            out = margin(xt)
+            try:
+                out = margin(xt)
+            except (ValueError, TypeError, _NonFiniteAnswer) as exc:   # g's answer refused, or g raised: not
+                raise _ForwardError(exc) from exc   # its backward's error (red20c: "_NonFiniteAnswer" leaked)
             graph.append(out.requires_grad)
             return out
 
@@ -179,9 +187,12 @@ def restricted_solution(
         # passes there, while for the m rows of the moment restriction it doubled the CPU time
         # the backward runs g's graph: a g that wrote into its h after using it failed there with torch's
         # "modified by an inplace operation", naming nothing (red13a)
-        jacobian = call_user("g(x, h)'s backward (autograd)", lambda: torch.autograd.functional.jacobian(
-            traced_margin, as_tensor(x), vectorize=restriction == "scenario"
-        ))
+        try:
+            jacobian = call_user("g(x, h)'s backward (autograd)", lambda: torch.autograd.functional.jacobian(
+                traced_margin, as_tensor(x), vectorize=restriction == "scenario"
+            ), keep=(_ForwardError,))
+        except _ForwardError as err:
+            raise err.args[0] from None
         if not all(graph):   # torch's jacobian of a tensor without a graph is zeros: SLSQP ran on them
             raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
                              "differentiates it); it returned a tensor without a gradient (numpy inside g, "

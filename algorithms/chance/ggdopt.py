@@ -28,10 +28,11 @@ feasible point; SAA-MILP is the method that proves it), and ``x`` is the point o
 its violation in ``stats``. Stage 1 with 1 to 9 feasible points (too few to train on) is ``Failure``, ``x``
 the feasible one of least f. A stop comes first: a run cut by ``maxiters`` is ``MaxIters`` and one stopped by
 the callback ``Terminated``, feasible sample or not. The solve option ``maxiters`` caps the reverse steps
-(iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite training loss, or a sample
-beyond 1e6 (standardised units) or non-finite, is ``Diverged``, and so is an answer where the user's f or g
-answers NaN/inf (f at it, g at it and any row of ``h_samples``; a callback's stop stays ``Terminated``).
-``stats`` (:class:`ChanceStats`) carries the
+(iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite training loss, a trained
+score model blown past the working range (a weight, or its posterior variance, beyond 3.4e38: e.g. a large
+``lr``), or a sample beyond 1e6 (standardised units) or non-finite, is ``Diverged``, and so is an answer
+where the user's f or g answers NaN/inf (f at it, g at it and any row of ``h_samples``; a callback's stop
+stays ``Terminated``). ``stats`` (:class:`ChanceStats`) carries the
 empirical violation and the out-of-sample feasibility (on ``problem.n_fresh`` fresh draws of
 ``problem.h_sampler``, from the solve's seed, 0 when none is given) of the answer. The trace records, per
 reverse step, the mean of f over the samples at that step (in f's own units, before clipping to the box).
@@ -65,6 +66,7 @@ import torch
 
 from algorithms._validation import (
     C_INT_MAX,
+    WORKING_MAX,
     CheckedRecord,
     as_real_array,
     call_user,
@@ -84,7 +86,7 @@ from algorithms.chance.data import (
     collect_feasible_points,
 )
 from algorithms.chance.diffusion import MAX_TRAIN_STEPS, PROGRESS_TICK, ScoreMLP, ScoreModel, train_score
-from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta
+from algorithms.chance.guidance import GUIDANCE_ORDERS, ModelOverflowError, _beta
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, out_of_sample_feasibility
 from algorithms.chance.sampler import (
     MAX_CORRECTOR_STEPS,
@@ -322,6 +324,12 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveO
         return _run(problem, algorithm, options)
 
 
+def _weights_in_range(model: torch.nn.Module) -> bool:
+    """Every weight of the trained model finite and within the working range."""
+    return all(bool(torch.isfinite(p).all()) and float(p.detach().abs().max()) <= WORKING_MAX
+               for p in model.parameters() if p.numel())
+
+
 def _named_f(run: Callable[[], Any]) -> Any:
     """Stage 3, its errors about the guidance's objective named as the user's f: the sampler's "objective
     returned a non-finite value" named a parameter the user never passed (f NaN in a region of the box)."""
@@ -419,7 +427,9 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         result.losses = train_score(model, data, steps=algorithm.train_steps, lr=algorithm.lr,
                                     batch_size=algorithm.batch_size, seed=seed)
     stats.train_seconds = time.perf_counter() - start
-    if not np.isfinite(result.losses[-1]):
+    if not np.isfinite(result.losses[-1]) or not _weights_in_range(model):
+        # a model blown past the working range by a large lr (valid, up to 3.4e38) diverged: stage 3 named
+        # its parameter 'net.2.weight' (red20c)
         x = center.astype(dtype)
         return Solution(x=x, value=float("nan"), retcode=RetCode.Diverged, stats=stats, original=result)
     center_t = torch.as_tensor(center, dtype=torch_dtype)
@@ -438,21 +448,28 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         return call_user("callback(record)", lambda: monitor.record(iteration=k, t=t, mean_value=mean_f))
 
     start = time.perf_counter()
-    run = _named_f(lambda: guided_reverse_sample(
-        algorithm._data_score(model),
-        standardized_objective,
-        n_samples=algorithm.n_samples,
-        beta=algorithm.beta,
-        guidance=algorithm.guidance,
-        posterior_variance=algorithm.posterior_variance,
-        n_steps=algorithm.n_steps,
-        corrector_steps=algorithm.corrector_steps,
-        snr=algorithm.snr,
-        seed=seed,
-        max_steps=options.maxiters,
-        on_step=on_step,
-        dtype=torch_dtype,
-    ))
+    try:
+        run = _named_f(lambda: guided_reverse_sample(
+            algorithm._data_score(model),
+            standardized_objective,
+            n_samples=algorithm.n_samples,
+            beta=algorithm.beta,
+            guidance=algorithm.guidance,
+            posterior_variance=algorithm.posterior_variance,
+            n_steps=algorithm.n_steps,
+            corrector_steps=algorithm.corrector_steps,
+            snr=algorithm.snr,
+            seed=seed,
+            max_steps=options.maxiters,
+            on_step=on_step,
+            dtype=torch_dtype,
+        ))
+    except ModelOverflowError:   # the trained model's own values past the working range (red20c: sigma2
+        # 5.8e94 at lr = 1e20 was refused naming sigma2)
+        monitor.close()
+        x = center.astype(dtype)
+        return Solution(x=x, value=float("nan"), retcode=RetCode.Diverged, stats=stats, trace=monitor.trace,
+                        original=result)
     monitor.close()
     stats.sample_seconds = time.perf_counter() - start
     stats.iterations = run.steps

@@ -97,6 +97,23 @@ def first_order_guidance(grad_f: torch.Tensor, *, beta: float) -> torch.Tensor:
     return _finite_guidance(-_beta(beta) * grad_f, "beta is")
 
 
+class ModelOverflowError(ValueError):
+    """A value the score model's answers make (its posterior variance, the objective's gradient at its
+    posterior means) past the working range: the model's scores are too large there (GGDOpt: its own
+    trained model blown up, ``Diverged``)."""
+
+
+def _model_in_range(what: str, value: torch.Tensor) -> None:
+    # sigma2 of 5.8e94 from a model trained with lr = 1e20 was refused naming sigma2, a parameter of
+    # second_order_guidance the caller never passed (red20c)
+    finite = bool(torch.isfinite(value).all())
+    largest = float(value.detach().abs().max()) if finite and value.numel() else 0.0
+    if not finite or largest > WORKING_MAX:
+        raise ModelOverflowError(f"the model's {what} reaches {largest if finite else 'inf/NaN'}, past the "
+                                 f"working range (at most {WORKING_MAX:.4g}): the model's scores are too "
+                                 f"large at these x")
+
+
 def second_order_guidance(
     grad_f: torch.Tensor, hess_f: torch.Tensor, *, beta: float, sigma2: float | torch.Tensor
 ) -> torch.Tensor:
@@ -247,9 +264,9 @@ def guidance_term(
     if largest > WORKING_MAX:
         # a model whose scores reach 1e39 put the posterior means far out: the guidance's own check then
         # named grad_f, first_order_guidance's parameter, which the caller never passed (red13a)
-        raise ValueError(f"objective's gradient at the posterior means reaches {largest:.3g}, past the "
-                         f"working range (at most {WORKING_MAX:.4g}): the model's scores (or the objective) "
-                         f"are too large at these x")
+        raise ModelOverflowError(f"objective's gradient at the posterior means reaches {largest:.3g}, past "
+                                 f"the working range (at most {WORKING_MAX:.4g}): the model's scores (or the "
+                                 f"objective) are too large at these x")
     if order == "first":
         g_mu = first_order_guidance(grad_f.detach(), beta=beta)
     else:
@@ -257,6 +274,7 @@ def guidance_term(
             hess = call_user("objective(x)'s second backward (autograd)", _row_hessians, grad_f, mu_g)
         if posterior_variance is None:
             sigma2 = _posterior_variance(model, t, jac)
+            _model_in_range("posterior variance (Tweedie's, from its scores)", sigma2)
         else:
             sigma2 = check_nonnegative("posterior_variance", posterior_variance)
         g_mu = second_order_guidance(grad_f.detach(), hess.detach(), beta=beta, sigma2=sigma2)

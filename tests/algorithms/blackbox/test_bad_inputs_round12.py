@@ -269,6 +269,7 @@ def test_evaluator_history_is_a_runs_record():
     from algorithms.blackbox import Evaluator
 
     ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10))
+    ev.evaluations = 4   # a pair's count is among the evaluations made (round 20)
     # red12a: evaluations decreasing and the best value rising were kept
     with pytest.raises(ValueError, match=r"^history must have non-decreasing evaluations"):
         ev.history = [(1, 0.5), (0, 0.1)]

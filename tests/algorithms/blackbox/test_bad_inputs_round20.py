@@ -24,3 +24,61 @@ def test_an_agents_position_buffer_written_non_finite_is_refused_at_use(agent, v
             model(WORKFLOW, torch.rand(2, 9, dtype=model.pos.dtype))
         else:
             model.sample(torch.rand(9, dtype=model.pos.dtype))
+
+
+@pytest.mark.parametrize("history", [[(-5, 1.0)], [(10**9, 1.0)], [(11, 1.0)], [(0, float("-inf"))],
+                                     [(0, float("inf")), (1, float("-inf"))]])
+def test_evaluator_history_set_by_hand_refuses_pairs_the_counts_rule_out(history):
+    """red20c: negative counts, counts past the evaluations made (and the budget), and a -inf best value
+    were kept; the docstring promises consistent counts."""
+    import numpy as np
+
+    from algorithms.blackbox import BlackBoxProblem, Evaluator
+
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), budget=10))
+    ev(np.zeros((1, 2)))
+    with pytest.raises(ValueError, match=r"^history must hold \(evaluations, best value\) pairs"):
+        ev.history = history
+    ev.history = [(0, float("inf")), (1, 0.0)]   # the control: a run's own record
+
+
+def _resume_state(edit):
+    import numpy as np
+
+    from algorithms.blackbox.train import _check_resume_state
+
+    agents = [WorkflowGenerator(hidden=8), HyperparameterController(hidden=8)]
+    optimizers = [torch.optim.Adam(a.parameters(), lr=1e-3) for a in agents]
+    for agent, optimizer in zip(agents, optimizers, strict=True):   # a real Adam state: one step
+        for p in agent.parameters():
+            p.grad = torch.ones_like(p)
+        optimizer.step()
+    st = {"agent1": agents[0].state_dict(), "agent2": agents[1].state_dict(),
+          "opt1": optimizers[0].state_dict(), "opt2": optimizers[1].state_dict(),
+          "baselines": {"1-5-100": 0.5}, "iteration": 3, "episodes": 3,
+          "minutes": 0.1, "history": [], "rng": np.random.default_rng(0).bit_generator.state,
+          "torch_gen": torch.Generator().get_state()}
+    edit(st)
+    fresh = {name: torch.optim.Adam(agent.parameters(), lr=1e-3) for name, agent in
+             (("opt1", WorkflowGenerator(hidden=8)), ("opt2", HyperparameterController(hidden=8)))}
+    _check_resume_state("state.pt", st, fresh)
+
+
+def _set_steps(value):
+    def edit(st):
+        for entry in st["opt1"]["state"].values():
+            entry["step"] = torch.tensor(value)
+    return edit
+
+
+@pytest.mark.parametrize("edit", [
+    _set_steps(-1.0), _set_steps(-3.0), _set_steps(2.5),
+    lambda st: st["baselines"].__setitem__("not-a-key", 1.0),
+    lambda st: st.__setitem__("rng", {"bit_generator": "PCG64", "state": {"state": -5, "inc": "x"}}),
+], ids=["step-1", "step-3", "step2.5", "baseline-key", "rng"])
+def test_designx_train_resume_refuses_state_train_never_writes(edit):
+    """red20c: a step of -1 met torch's ZeroDivisionError, -3 a ComplexFloat cast error, 2.5 resumed with its
+    bias correction; unknown baseline keys were ignored; a bad rng dict reached numpy's setter."""
+    _resume_state(lambda st: None)   # the control: as train writes it
+    with pytest.raises(ValueError, match=r"^resume: checkpoint 'state.pt' has an invalid"):
+        _resume_state(edit)

@@ -143,3 +143,65 @@ def test_ggdopt_names_f_not_the_samplers_objective():
     state["armed"] = True
     with pytest.raises(ValueError, match=r"^f must return shape \(64,\)"):
         solve(problem, TINY_GGDOPT, seed=0)
+
+
+@pytest.mark.parametrize("restriction", ["moment", "scenario"])
+@pytest.mark.parametrize("bad", ["nan", "shape", "raise"])
+@pytest.mark.parametrize("k", range(8))
+def test_restricted_solution_names_g_wherever_its_answer_goes_bad(restriction, bad, k):
+    """red20c: a g going bad on the call torch's Jacobian pass makes (k = 3, 7 here) escaped as
+    "g(x, h)'s backward (autograd) raised _NonFiniteAnswer" (a private class, blaming the backward); a NaN
+    is None at every k, a wrong shape refused naming g, a raise named as g's own call."""
+    from algorithms._validation import UserCallableError
+    from algorithms.chance import restricted_solution
+
+    base = linear_gaussian_problem(n=3, n_samples=100, rho=0.1, seed=0)
+    calls = {"n": 0, "on": False}
+
+    def g(x, h):
+        calls["n"] += calls["on"]
+        out = base.g(x, h)
+        if not (calls["on"] and calls["n"] > k):
+            return out
+        if bad == "raise":
+            raise KeyError("boom")
+        return out * math.nan if bad == "nan" else out[..., :0]
+
+    problem = dataclasses.replace(base, g=g)
+    calls["on"] = True
+    if bad == "nan":
+        assert restricted_solution(problem, base.h_samples[:10], 1.0, restriction=restriction) is None
+        return
+    error, match = ((UserCallableError, r"^g\(x, h\) raised KeyError") if bad == "raise"
+                    else (ValueError, r"^g must return a tensor of shape"))
+    with pytest.raises(error, match=match):
+        restricted_solution(problem, base.h_samples[:10], 1.0, restriction=restriction)
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 7])
+def test_ggdopt_g_turning_nan_in_stage_one_is_diverged(k):
+    """red20c: at k = 3 (g's call inside the Jacobian pass) the solve raised instead of ending Diverged."""
+    from tests.algorithms.chance.cases_ggdopt import TINY_GGDOPT
+
+    base = linear_gaussian_problem(n=3, n_samples=100, rho=0.1, seed=0)
+    calls = {"n": 0, "on": False}
+
+    def g(x, h):
+        calls["n"] += calls["on"]
+        out = base.g(x, h)
+        return out * math.nan if calls["on"] and calls["n"] > k else out
+
+    problem = dataclasses.replace(base, g=g)
+    calls["on"] = True
+    assert solve(problem, TINY_GGDOPT, seed=0).retcode is RetCode.Diverged
+
+
+@pytest.mark.parametrize("lr", [1e20, 1e30, 3.4e38])
+def test_ggdopt_a_large_valid_lr_diverges_instead_of_naming_internal_values(lr):
+    """red20c: lr = 1e20 was refused naming sigma2 (second_order_guidance's parameter, never passed) and
+    3.4e38 naming "model's parameter 'net.2.weight'": the run's own trained model blown up is Diverged."""
+    from algorithms.chance import GGDOpt
+
+    problem = linear_gaussian_problem(n=3, n_samples=100, rho=0.1, seed=0)
+    algorithm = GGDOpt(lr=lr, train_steps=20, n_train_points=50, n_samples=16, n_steps=5, bootstrap_size=10)
+    assert solve(problem, algorithm, seed=0).retcode is RetCode.Diverged
