@@ -12,12 +12,20 @@ was; a finished one is skipped. Everything is seeded by ``--seed``.
 from __future__ import annotations
 
 import argparse
+import math
 import time
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
-from algorithms._validation import check_bool, check_positive_int, check_seed
+from algorithms._validation import (
+    check_bool,
+    check_optimizer_state,
+    check_positive_int,
+    check_seed,
+    same_setting,
+)
 from algorithms.imaging.data import training_patches
 from algorithms.imaging.networks import ResidualDenoiser
 from algorithms.imaging.setups import CHANNELS, DEPTH, SETUPS, SIZE, checkpoint_path, make_setup, measure
@@ -39,6 +47,55 @@ def _model(name: str, seed: int) -> torch.nn.Module:
     return NullSpaceNet(setup.operator, setup.projection, CHANNELS, DEPTH, seed=seed)
 
 
+_RESUME_KEYS = {"model", "optimizer", "seed", "rng", "step", "seconds", "losses"}
+
+
+def _check_resume(path: str, saved: Any, optimizer: torch.optim.Optimizer) -> None:
+    """The checkpoint ``train`` resumes, each entry refused naming the file and the entry unless it is as
+    train wrote it (red20c: an Adam lr of 5.0 or -1.0, NaN betas or moments were trained on and saved, a
+    step of -3 trained 5 steps for steps = 2, a step of 1.5 met torch's "manual_seed expected a long")."""
+    def refuse(entry: str, why: str) -> None:
+        raise ValueError(f"resume: checkpoint {path!r} has an invalid {entry}: {why} (not as train wrote it)")
+
+    if not isinstance(saved, dict) or set(saved) != _RESUME_KEYS:
+        got = sorted(map(str, saved)) if isinstance(saved, dict) else type(saved).__name__
+        refuse("content", f"keys {sorted(_RESUME_KEYS)} expected, got {got}")
+    own, groups = optimizer.state_dict()["param_groups"], saved["optimizer"]
+    groups = groups.get("param_groups") if isinstance(groups, dict) else None
+    if not isinstance(groups, list) or len(groups) != len(own):
+        refuse("optimizer", f"an Adam state dict of {len(own)} group(s) expected")
+    for i, (group, mine) in enumerate(zip(groups, own, strict=True)):
+        if not isinstance(group, dict) or set(group) != set(mine):
+            refuse(f"optimizer['param_groups'][{i}]", f"keys {sorted(mine)} expected")
+        for key, value in mine.items():
+            if key != "params" and not same_setting(group[key], value):
+                refuse(f"optimizer['param_groups'][{i}][{key!r}]", f"train's Adam uses {value!r}, got "
+                                                                   f"{group[key]!r}")
+    try:
+        check_optimizer_state(saved["optimizer"], optimizer.param_groups, where="optimizer")
+    except (ValueError, TypeError) as exc:
+        refuse("optimizer", str(exc))
+    for index, entry in saved["optimizer"]["state"].items():
+        second = entry.get("exp_avg_sq")
+        if isinstance(second, torch.Tensor) and bool((second < 0).any()):   # sqrt(-1): NaN weights
+            refuse(f"optimizer['state'][{index}]['exp_avg_sq']", "entries >= 0 expected (a mean of squares)")
+    step = saved["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= MAX_STEPS:
+        refuse("step", f"an int in [0, MAX_STEPS = {MAX_STEPS}] expected, got {step!r:.40}")
+    seconds, losses = saved["seconds"], saved["losses"]
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf:
+        refuse("seconds", f"a finite number >= 0 expected, got {seconds!r:.40}")
+    if not isinstance(losses, list) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < math.inf for v in losses):
+        refuse("losses", "a list of finite numbers >= 0 (mean losses) expected")
+    if not isinstance(saved["rng"], torch.Tensor) or saved["rng"].dtype != torch.uint8:
+        refuse("rng", "a torch generator state (uint8 tensor) expected")
+    try:   # set on a scratch generator first: torch's own error named no checkpoint
+        torch.Generator().set_state(saved["rng"])
+    except (RuntimeError, ValueError, TypeError) as exc:
+        refuse("rng", f"{type(exc).__name__}: {str(exc)[:80]}")
+
+
 def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) -> dict:
     """Train (or resume) the network of set-up ``name``; returns the checkpoint dict.
 
@@ -47,6 +104,9 @@ def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) ->
     the crops and the noise; ``progress`` a bool (a tqdm bar). The checkpoint ``checkpoints/<name>.pt`` is
     resumed when it exists: it must have been trained with the same ``seed`` (another one is refused, naming
     ``seed``), and one that already has ``steps`` steps or more is returned as it is (nothing is trained).
+    A checkpoint whose entries are not as train writes them (Adam hyperparameters other than train's,
+    NaN/inf or negative second moments, a step that is not an int in [0, MAX_STEPS], NaN losses) is
+    refused with a ValueError naming the file and the entry.
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, one of {(*SETUPS, 'denoiser')}, got {type(name).__name__}")
@@ -69,6 +129,7 @@ def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) ->
         if saved.get("seed", seed) != seed:  # resuming mixed two seeds' runs in silence
             raise ValueError(f"seed must be the seed the checkpoint {str(path)!r} was trained with, "
                              f"{saved['seed']}, to resume it, got {seed}")
+        _check_resume(str(path), saved, optimizer)
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         state = {k: saved[k] for k in state}

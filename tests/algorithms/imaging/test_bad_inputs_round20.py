@@ -144,3 +144,41 @@ def test_a_float64_denoiser_answering_float32_is_refused_naming_network(name):
     problem, _ = cs_problem()
     with pytest.raises(ValueError, match=r"^network must return images of its input's dtype torch.float64"):
         solve(problem, _algorithm(name, DenoiserPrior(_HalfPrecise())), maxiters=3)
+
+
+def _edit_state(key, value):
+    return lambda st: [entry.__setitem__(key, entry[key] * 0 + value)
+                       for entry in st["optimizer"]["state"].values()]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda st: st["optimizer"]["param_groups"][0].__setitem__("lr", 5.0),
+    lambda st: st["optimizer"]["param_groups"][0].__setitem__("lr", -1.0),
+    lambda st: st["optimizer"]["param_groups"][0].__setitem__("betas", (float("nan"), 0.999)),
+    _edit_state("exp_avg", float("nan")),
+    _edit_state("exp_avg_sq", -1.0),
+    lambda st: st.__setitem__("step", -3),
+    lambda st: st.__setitem__("step", 1.5),
+    lambda st: st.__setitem__("losses", [float("nan")]),
+    lambda st: st.__setitem__("rng", torch.zeros(3, dtype=torch.uint8)),
+], ids=["lr5", "lr-1", "betas-nan", "exp_avg-nan", "exp_avg_sq-neg", "step-3", "step1.5", "losses-nan",
+        "rng"])
+def test_imaging_train_resume_refuses_a_checkpoint_train_never_writes(edit, tmp_path, monkeypatch):
+    """red20c: train resumed model/optimizer/step/losses/rng unchecked: lr 5.0 or -1.0 and NaN betas or
+    moments were trained on and saved, a step of -3 trained 5 steps for steps = 2, 1.5 met torch's
+    "manual_seed expected a long"."""
+    import copy
+
+    import algorithms.imaging.train as T
+
+    path = tmp_path / "denoiser.pt"
+    monkeypatch.setattr(T, "checkpoint_path", lambda name: path)
+    T.train("denoiser", steps=1, seed=0, progress=False)
+    base = torch.load(path, weights_only=True)
+    state = copy.deepcopy(base)
+    edit(state)
+    torch.save(state, path)
+    with pytest.raises(ValueError, match=r"^resume: checkpoint .* has an invalid"):
+        T.train("denoiser", steps=2, seed=0, progress=False)
+    torch.save(base, path)   # the control: as train wrote it
+    assert T.train("denoiser", steps=2, seed=0, progress=False)["step"] == 2
