@@ -342,9 +342,10 @@ class RoutingGFlowNet(CheckedStateModule):
 
 @dataclass
 class Batch(CheckedRecord):
-    """Instances of one size, encoded: tensors shared by a rollout. A field set after construction is
-    checked at once (refused by name, the batch unchanged); a name that is not a field raises
-    UnknownAttributeError."""
+    """Instances of one size, encoded: tensors shared by a rollout. Each row's ``dist``, ``units``, ``demand``
+    and ``capacity`` must be its instance's, as :func:`encode_instances` gives them (refused by name
+    otherwise). A field set after construction is checked at once (refused by name, the batch unchanged); a
+    name that is not a field raises UnknownAttributeError."""
 
     problem: str
     dist: torch.Tensor  # (B, n, n)
@@ -363,7 +364,8 @@ class Batch(CheckedRecord):
 
 def check_batch(batch: Batch) -> None:
     """A batch built or edited by hand, checked by name before a rollout uses it: a known problem, (B, n, n)
-    distances that are finite, >= 0 and in range, heat of their shape, one instance per row (a NaN or
+    distances that are finite, >= 0 and in range, heat of their shape, one instance per row, and each row's
+    distances, demands (``units``, ``demand``) and ``capacity`` those of its instance (a NaN or
     negative ``dist`` gave NaN or negative costs, "cvrp" on a TSP batch changed the costs, a wrong
     shape met torch's errors)."""
     check_choice("problem", batch.problem, ("tsp", "cvrp"))
@@ -395,6 +397,32 @@ def check_batch(batch: Batch) -> None:
                 batch.dist[k].detach(), _features(inst, dist.dtype)[1], rtol=1e-5, atol=1e-12):
             raise ValueError(f"batch.dist[{k}] must be the distances of batch.instances[{k}] (as "
                              f"encode_instances gives them), got another matrix")
+    _check_loads(batch)
+
+
+def _check_loads(batch: Batch) -> None:
+    """``units``, ``capacity`` and ``demand`` as encode_instances gives them for ``batch.instances``: units =
+    -3, a NaN demand or capacity 0 written into a batch was rolled out in silence (routes past the capacity)
+    or met torch's "probability tensor contains either inf, nan or element < 0"."""
+    for name in ("units", "capacity"):
+        value = getattr(batch, name)
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+            raise TypeError(f"batch.{name} must be an int tensor, got {value.dtype}")
+    cvrp = batch.problem == "cvrp"
+    for k, inst in enumerate(batch.instances):
+        units = np.asarray(inst.demands, dtype=np.int64) if cvrp else np.zeros(inst.coords.shape[0], np.int64)
+        capacity = int(inst.capacity) if cvrp else 1
+        demand = units / capacity
+        if not np.array_equal(batch.units[k].detach().cpu().numpy(), units):
+            raise ValueError(f"batch.units[{k}] must be the integer demands of batch.instances[{k}] (zeros "
+                             f"for TSP, as encode_instances gives them), got {batch.units[k].tolist()!r:.80}")
+        if int(batch.capacity[k]) != capacity:
+            raise ValueError(f"batch.capacity[{k}] must be the capacity of batch.instances[{k}] (1 for TSP, "
+                             f"as encode_instances gives it), got {int(batch.capacity[k])}")
+        got = batch.demand[k].detach().cpu().to(torch.float64).numpy()
+        if not np.allclose(got, demand, rtol=1e-5, atol=1e-12):  # NaN: not close
+            raise ValueError(f"batch.demand[{k}] must be batch.instances[{k}]'s demands / capacity (as "
+                             f"encode_instances gives them), got {got.tolist()!r:.80}")
 
 
 def _unit_box(coords: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

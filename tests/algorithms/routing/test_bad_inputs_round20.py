@@ -123,3 +123,31 @@ def test_a_loaded_gflownet_whose_hidden_disagrees_with_its_layers_is_refused_by_
 def test_train_takes_the_largest_seeds(tmp_path, seed):
     meta = train(**dict(KW, steps=1), seed=seed, out=str(tmp_path / "model.pt"))
     assert meta["seed"] == int(seed)
+
+
+UNITS = "batch.units\\[0\\] must be the integer demands"
+LOADS = {"units=-units": ("units", lambda b: b.units.neg(), UNITS),
+         "units=0": ("units", lambda b: torch.zeros_like(b.units), UNITS),
+         "units*1000": ("units", lambda b: b.units * 1000, UNITS),
+         "units float": ("units", lambda b: b.units.double(), "batch.units must be an int tensor"),
+         "capacity=0": ("capacity", lambda b: torch.zeros_like(b.capacity), "batch.capacity\\[0\\] must be"),
+         "capacity=-cap": ("capacity", lambda b: -b.capacity, "batch.capacity\\[0\\] must be"),
+         "demand=nan": ("demand", lambda b: torch.full_like(b.demand, float("nan")),
+                        "batch.demand\\[0\\] must be"),
+         "demand=-demand": ("demand", lambda b: -b.demand - 0.5, "batch.demand\\[0\\] must be")}
+
+
+# before: units = -units, units = 0 and a NaN demand were rolled out in silence (routes past the capacity);
+# units ×1000 and capacity 0 met torch's "probability tensor contains either inf, nan or element < 0"
+@pytest.mark.parametrize("case", LOADS, ids=list(LOADS))
+def test_a_cvrp_batch_whose_loads_are_not_its_instances_is_refused_by_name(case):
+    from algorithms.routing import random_cvrp
+    from algorithms.routing.gflownet import RoutingGFlowNet, encode_instances, rollout
+    torch.manual_seed(0)
+    model = RoutingGFlowNet("cvrp", hidden=8, layers=1)
+    batch = encode_instances(model, [random_cvrp(6, seed=0), random_cvrp(6, seed=1)])
+    rollout(model, batch, 2, generator=torch.Generator().manual_seed(0))  # as encoded: taken
+    field, edit, words = LOADS[case]
+    error = TypeError if "float" in case else ValueError
+    with pytest.raises(error, match=words):
+        setattr(batch, field, edit(batch))
