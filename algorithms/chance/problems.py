@@ -356,8 +356,8 @@ def power_control_problem(
     """min Σp s.t. Prob[G_ii p_i − γ Σ_{j≠i} G_ij p_j − γσ² >= 0 for all i] >= 1 − rho, 0 <= p <= p_max.
 
     ``sinr_target`` γ, ``noise`` σ², ``cross_gain`` and ``p_max`` are finite floats > 0, ``rho`` in (0,
-    1), ``n_users`` and ``n_samples`` ints >= 1; ``seed`` (int in [0, 2**64)) draws the scenarios;
-    ``dtype`` is numpy float32 or float64.
+    1), ``n_users`` and ``n_samples`` ints >= 1 (n_samples >= ⌈1/rho⌉, else refused naming both);
+    ``seed`` (int in [0, 2**64)) draws the scenarios; ``dtype`` is numpy float32 or float64.
 
     Rayleigh fading: G_ij ~ Exp(1) on the diagonal, Exp(cross_gain) off it; h is G flattened
     row-major (d = K²). ``sinr_target``, ``noise``, ``cross_gain``, ``p_max`` floats in [1.18e-38, 3.4e38]
@@ -420,8 +420,9 @@ def beamforming_problem(
     """Outage-constrained multiuser downlink transmit design, a real-valued restriction of eq. (27).
 
     ``rate_target``, ``noise``, ``csi_error`` (the CSI error's standard deviation) and ``p_max`` are
-    finite floats > 0, ``rho`` in (0, 1), ``n_users`` <= ``n_antennas`` ints >= 1; ``dtype`` is numpy
-    float32 or float64.
+    finite floats > 0, ``rho`` in (0, 1), ``n_users`` <= ``n_antennas`` ints >= 1, ``n_samples`` an int
+    >= ⌈1/rho⌉ (fewer refused naming both); ``seed`` (int in [0, 2**64)) draws the channels; ``dtype`` is
+    numpy float32 or float64.
 
     The paper's problem (27) (after Wang et al. 2014) designs signal covariances S_i ⪰ 0 of K
     users at an N_t-antenna base station, minimising the total power Σ tr S_i subject to each
