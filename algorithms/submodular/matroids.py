@@ -4,7 +4,9 @@ A matroid here is an independence oracle on its own ground set: ``is_independent
 answers for a set ``S`` of elements of that ground set (callers intersect first), and
 ``in_ground(e)`` says whether ``e`` belongs to it. Elements are any hashables, compared as set members
 are: ``True`` is the element ``1`` and ``1.0`` too (Python's ``True == 1 == 1.0``, one hash), so a
-ground set of ints takes them as that int; use distinct labels (str, tuples) where they must differ.
+ground set of ints takes them as that int; use distinct labels (str, tuples) where they must differ. A
+torch tensor (hashed by identity: two tensor(1) would be two elements) is refused as an element, naming the
+argument (a 1-D tensor as a collection too: pass ``t.tolist()``); numpy scalars and 1-D arrays are taken.
 A :class:`Matchoid` joins m matroids: S is independent iff S ∩ Vᵢ is independent in every Mᵢ;
 ``p`` is the most matroids any element lies in and ``rank`` bounds the size of its largest
 independent set.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+import sys
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -44,6 +47,7 @@ def check_hashable(name: str, element: Any) -> Hashable:
     except TypeError as exc:
         raise TypeError(f"{name} must be hashable (elements are set members), got "
                         f"{type(element).__name__} {element!r}") from exc
+    _refuse_identity_hashed(name, element)
     try:
         unequal = element != element
         unequal = bool(unequal)
@@ -77,6 +81,16 @@ def check_present(name: str, element: Any, present: Iterable[Hashable]) -> None:
                              f"(kind {_number_kind(stored)}); delete the element as it was inserted")
 
 
+def _refuse_identity_hashed(name: str, element: Any) -> None:
+    """A torch tensor hashes by identity while its == compares entries: two tensor(1) were two elements, and
+    UniformMatroid(2, torch.arange(5)) had a ground set without the element 2 (TypeError naming ``name``)."""
+    torch = sys.modules.get("torch")  # not imported here: a tensor exists only where torch is loaded
+    if torch is not None and isinstance(element, torch.Tensor):
+        raise TypeError(f"{name} must be hashable by value (elements are set members), got a torch tensor, "
+                        f"which hashes by identity (two tensor(1) would be two elements): pass t.item() or, "
+                        f"for a collection, t.tolist()")
+
+
 def elements_of(name: str, value: Any, *, sequence: bool = False) -> list:
     """The members of a collection argument (a subset, a ground set, a list of elements) as a list: a set,
     frozenset, list, tuple, range, 1-D array or iterator. Refused by name: a str or bytes (its characters
@@ -108,9 +122,12 @@ def as_subset(name: str, subset: Any) -> frozenset:
     themselves: a NaN in a ready-made frozenset was taken by a matroid with no finite ground, where a list
     holding it is refused), through :func:`elements_of`."""
     if type(subset) is frozenset:
+        tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # None: no torch loaded, no tensor to meet
         for element in subset:
             if isinstance(element, float | np.floating) and element != element:
                 check_hashable(f"{name} element", element)
+            elif tensor is not None and isinstance(element, tensor):
+                _refuse_identity_hashed(f"{name} element", element)
         return subset
     return frozenset(elements_of(name, subset))
 

@@ -101,3 +101,29 @@ def test_ready_made_frozenset_with_nan_refused_by_a_matroid_without_ground(nan):
     with pytest.raises(ValueError, match="subset element must equal itself"):
         S.UniformMatroid(2).is_independent(frozenset({nan}))
     assert S.UniformMatroid(2).is_independent(frozenset({1.5, 2})) is True
+
+
+def _tensor_elements():
+    import torch
+
+    return {"ground": (lambda: S.UniformMatroid(2, torch.arange(5)), "ground element"),
+            "universe": (lambda: S.MatchoidMaximization(len, S.Matchoid([S.UniformMatroid(2)]),
+                                                        torch.arange(5)), "elements element"),
+            "insert": (lambda: S.DynamicMatchoidMaximizer(len, S.Matchoid([S.UniformMatroid(2)]),
+                                                          eps=0.1).insert(torch.tensor(5)), "e must"),
+            "updates": (lambda: S.UpdateStream(len, S.Matchoid([S.UniformMatroid(2)]),
+                                               [("insert", torch.tensor(1))]), r"updates\[0\] element"),
+            "subset": (lambda: S.UniformMatroid(2).is_independent([torch.tensor(1)]), "subset element"),
+            "frozenset": (lambda: S.UniformMatroid(2).is_independent(frozenset({torch.tensor(1)})),
+                          "subset element")}
+
+
+@pytest.mark.parametrize("case", ["ground", "universe", "insert", "updates", "subset", "frozenset"])
+def test_torch_tensor_elements_are_refused_by_name(case):
+    # before: a tensor hashes by identity, so UniformMatroid(2, torch.arange(5)) had no element 2 (its
+    # is_independent({0, 1}) refused 0 and 1 as outside the ground set) and two tensor(1) were two elements
+    build, words = _tensor_elements()[case]
+    with pytest.raises(TypeError, match=rf"{words}.*hashable by value.*torch tensor"):
+        build()
+    # numpy elements hash by value: taken
+    assert S.UniformMatroid(2, np.arange(5)).in_ground(2)
