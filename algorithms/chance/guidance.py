@@ -194,7 +194,9 @@ def guidance_term(
     ``posterior_variance`` σ² (a finite float >= 0, or None: estimated from the score's Jacobian).
 
     ``objective`` maps (batch, n) to (batch,), row by row (row i of the output depends on row i of
-    the input only), and is differentiated by autograd; so is the score model. ``beta`` a finite float
+    the input only), and is differentiated by autograd; so is the score model (its forward must leave its
+    input unchanged: a backward that fails, e.g. after such a write, is a UserCallableError naming the
+    model's backward). ``beta`` a finite float
     >= 1.18e-38 (a beta whose guidance overflows is refused by name); ``order`` one of
     :data:`GUIDANCE_ORDERS`; ``posterior_variance`` None (Tweedie's) or a finite float >= 0 (checked
     whatever the order; only ``order="second"`` uses it, "none" and "first" ignore it); ``t`` in
@@ -234,9 +236,11 @@ def guidance_term(
         xg = (x.clone() if x.is_inference() else x.detach()).requires_grad_(True)
         score = model.score(xg, t)
         mu = _posterior_mean(model, xg, t, score)
-        jac = torch.stack(
+        # the backward runs the model's graph: a forward that wrote into its input after using it failed
+        # here with torch's bare "modified by an inplace operation" (red20c); named as the model's
+        jac = call_user("model's backward (autograd, through its forward)", lambda: torch.stack(
             [torch.autograd.grad(mu[:, i].sum(), xg, retain_graph=i < n - 1)[0] for i in range(n)], dim=1
-        )
+        ))
         mu_g = mu.detach().requires_grad_(True)
         before = mu_g.detach().clone()
         value = call_user("objective(x)", objective, mu_g)

@@ -205,3 +205,33 @@ def test_ggdopt_a_large_valid_lr_diverges_instead_of_naming_internal_values(lr):
     problem = linear_gaussian_problem(n=3, n_samples=100, rho=0.1, seed=0)
     algorithm = GGDOpt(lr=lr, train_steps=20, n_train_points=50, n_samples=16, n_steps=5, bootstrap_size=10)
     assert solve(problem, algorithm, seed=0).retcode is RetCode.Diverged
+
+
+@pytest.mark.parametrize("call", ["first", "second", "sampler"])
+def test_a_score_model_writing_into_its_input_is_named_in_the_guidance_backward(call):
+    """red20c: guidance_term / guided_reverse_sample met torch's bare "modified by an inplace operation"."""
+    import numpy as np
+
+    from algorithms._validation import UserCallableError
+    from algorithms.chance import GaussianScore, ScoreModel, VPSchedule, guidance_term, guided_reverse_sample
+
+    base = GaussianScore(np.zeros(2), np.ones(2), VPSchedule())
+
+    class Writing(ScoreModel):
+        def __init__(self):
+            super().__init__()
+            self.schedule, self.in_features, self.out_features = VPSchedule(), 3, 2
+            self.w = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+
+        def forward(self, X):
+            out = base(X) + 0 * self.w
+            X.mul_(0)
+            return out
+
+    objective = lambda z: (z**2).sum(-1)   # noqa: E731
+    with pytest.raises(UserCallableError, match=r"^model's backward"):
+        if call == "sampler":
+            guided_reverse_sample(Writing(), objective, n_samples=4, beta=1.0, n_steps=6, seed=0)
+        else:
+            guidance_term(Writing(), objective, torch.randn(4, 2, dtype=torch.float64), 0.5, beta=1.0,
+                          order=call)
