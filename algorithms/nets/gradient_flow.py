@@ -486,10 +486,18 @@ class _FieldBudget(Exception):
     """Raised inside solve_ivp's right-hand side once MAX_FIELD_EVALS is spent."""
 
 
-#: a ReLU unit's pre-activation on one data point changing sign on this many consecutive accepted steps is
-#: a flow sliding along the kink (Filippov sliding): the explicit integrator then crosses the kink back and
-#: forth at steps of ~1e-6, and 4 points of width 4 (seed 2**64 - 1) spent the 10**6 evaluations in 30 s
-CHATTER_STEPS = 100
+#: a ReLU unit's pre-activation on one data point changing sign CHATTER_FLIPS times within a block of
+#: CHATTER_BLOCK accepted steps is a flow sliding along the kink (Filippov sliding): the explicit integrator
+#: then crosses the kink back and forth (every step with RK45, every other with DOP853) at steps of ~1e-6,
+#: and 4 points of width 4 (seed 2**64 - 1) spent the 10**6 evaluations in 30 s; a flow crossing a kink
+#: changes the sign once
+CHATTER_FLIPS = 10
+CHATTER_BLOCK = 50
+#: the evaluations over which a sliding flow's pace is measured (time covered per evaluation): the step size
+#: of one step is no measure (it dips 100-fold for a few steps where a flow slides for a while and goes on,
+#: as the claims' interleaved-sector controls do in < 10**4 evaluations per record interval), counted from the
+#: sliding's detection; at most 1/50 of a smaller budget
+CHATTER_WINDOW = 10_000
 
 _METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 _REACHED = "The solver successfully reached the end of the integration interval."
@@ -517,13 +525,16 @@ def _flow_interval(rhs, problem: TwoLayerTraining, X64: np.ndarray, algorithm: G
     """Integrate θ over [t0, t1] as solve_ivp does (the same solver, the same steps), watching each
     accepted step.
 
-    "sliding": a pattern entry flipped on CHATTER_STEPS consecutive steps and the pace of the last step
-    would spend the evaluations left (``budget_left()``) before ``horizon`` (the run's last record time),
-    the Failure it would reach anyway."""
+    "sliding": a pattern entry flipped CHATTER_FLIPS times within a block of CHATTER_BLOCK steps, and over
+    the CHATTER_WINDOW evaluations from there the pace (time covered per evaluation) would spend the
+    evaluations left (``budget_left()``) before ``horizon`` (the run's last record time): the Failure it
+    would reach anyway."""
     solver = _METHODS[algorithm.method](rhs, t0, theta, t1, rtol=algorithm.rtol, atol=algorithm.atol)
     pattern = _active(problem, X64, theta)
-    streak = np.zeros(pattern.shape, dtype=np.int64)
+    flips = np.zeros(pattern.shape, dtype=np.int64)   # sign changes per entry in the current block
     steps = 0
+    window = max(1000, min(CHATTER_WINDOW, int(budget_left()) // 50))
+    t_ref, nfev_ref, sliding = t0, 0, False
     while solver.status == "running":
         message = solver.step()
         if solver.status == "failed":
@@ -532,17 +543,23 @@ def _flow_interval(rhs, problem: TwoLayerTraining, X64: np.ndarray, algorithm: G
             return _Interval("nonfinite", solver.y, "", solver.nfev)
         steps += 1
         now = _active(problem, X64, solver.y)
-        streak = np.where(now != pattern, streak + 1, 0)
+        if steps % CHATTER_BLOCK == 1:
+            flips[...] = 0
+        flips += now != pattern
         pattern = now
-        if solver.status == "running" and streak.max() >= CHATTER_STEPS:
-            pace = solver.nfev / steps * (horizon - solver.t) / max(solver.step_size, 1e-300)
+        if not sliding and flips.max() >= CHATTER_FLIPS:    # the window measures the sliding flow only
+            t_ref, nfev_ref, sliding = solver.t, solver.nfev, True
+        if solver.status == "running" and sliding and solver.nfev - nfev_ref >= window:
+            rate = (solver.t - t_ref) / (solver.nfev - nfev_ref)     # time per evaluation over the window
+            pace = (horizon - solver.t) / max(rate, 1e-300)
             if pace > budget_left():
                 return _Interval("sliding", solver.y, (
                     f"the flow slides along a ReLU kink at t = {solver.t:.6g} (a unit's pre-activation on a "
-                    f"data point changed sign on {CHATTER_STEPS} consecutive steps of "
-                    f"{solver.step_size:.3g}): "
+                    f"data point changed sign {CHATTER_FLIPS} times within {CHATTER_BLOCK} steps; "
+                    f"{solver.nfev - nfev_ref} evaluations covered {solver.t - t_ref:.3g}): "
                     f"the explicit integrator would need ~{pace:.3g} more gradient evaluations to reach "
                     f"t = {horizon:.6g}, past the budget"), solver.nfev)
+            sliding = False
     return _Interval("ok", solver.y, _REACHED, solver.nfev)
 
 
@@ -572,10 +589,11 @@ class GradientFlow(Algorithm):
     evaluations, or more than fit in ``MAX_RUN_SECONDS`` = 60 s at >= 20 µs + 1 ns · n · n_params each (a
     stiff or blowing-up flow, or tolerances too tight; the velocity not finite at θ₀ is ``Diverged`` at
     once); also ``Failure`` as soon as the flow slides along a ReLU kink (a unit's pre-activation on a data
-    point changes sign on ``CHATTER_STEPS`` = 100 consecutive accepted steps) at a pace that would spend
-    those evaluations before the run's last record time (``t_end``, or the ``maxiters``-th record): that
-    run would reach the same Failure, tens of seconds later (some seeds of a symmetric data set start such
-    a flow).
+    point changes sign ``CHATTER_FLIPS`` = 10 times within a block of ``CHATTER_BLOCK`` = 50 accepted
+    steps, where a flow crossing the kink changes it once) at a pace, measured over ``CHATTER_WINDOW`` =
+    10000 evaluations from there (time covered per evaluation), that would spend those evaluations before
+    the run's last record time (``t_end``, or the ``maxiters``-th record): that run would reach the same
+    Failure, tens of seconds later (some seeds of a symmetric data set start such a flow).
 
     >>> from algorithms import solve
     >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
