@@ -980,6 +980,13 @@ def check_str(name: str, value: Any) -> str:
 _PARAM_SHAPED = ("momentum", "momentum_buffer", "exp_avg", "exp_avg_sq")
 
 
+#: optimizer state entries that are running means (or sums, maxima) of squares, >= 0 by construction:
+#: Adam's exp_avg_sq / max_exp_avg_sq, SOAP's second_moment, RMSprop's square_avg, Adagrad's sum, Adadelta's
+#: acc_delta, Adamax's exp_inf
+NONNEGATIVE_STATE = frozenset({"exp_avg_sq", "max_exp_avg_sq", "second_moment", "square_avg", "sum",
+                               "acc_delta", "exp_inf"})
+
+
 def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str = "state_dict") -> None:
     """The one check of a saved optimizer state before it is loaded into an optimizer whose parameter
     groups are ``groups``: every error names the entry (``state_dict['state'][i]['key']``).
@@ -1042,6 +1049,10 @@ def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str =
                     raise ValueError(f"{name} has an entry of magnitude "
                                      f"{float(value.detach().abs().max()):.3g}, past the working range "
                                      f"(<= {WORKING_MAX:.5g})")
+                if key in NONNEGATIVE_STATE and value.numel() and float(value.detach().min()) < 0:
+                    # a second moment of -1 loaded: sqrt(-1) wrote NaN into the weights at the next step
+                    raise ValueError(f"{name} must be >= 0 (a running mean of squares), got an entry "
+                                     f"{float(value.detach().min()):.3g}")
                 if key in _PARAM_SHAPED and tuple(value.shape) != tuple(param.shape):
                     raise ValueError(f"{name} has shape {tuple(value.shape)}, but parameter {index} has "
                                      f"shape {tuple(param.shape)}: the state_dict was written for other "

@@ -295,6 +295,8 @@ class SAM(torch.optim.Optimizer):
                              f"{sorted([*kwargs, *own])}: {type(exc).__name__}: {exc}") from None
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
+        # the keywords as built: a key written into the mutable defaults later ('lrr') is not one (red20c)
+        self.__dict__["_built_keywords"] = frozenset(self.defaults)
         _check_distinct(self.param_groups)
         for index, group in enumerate(self.param_groups):
             self._check_group_keys(group, f"params[{index}]")
@@ -310,17 +312,30 @@ class SAM(torch.optim.Optimizer):
     def _check_group_keys(self, group: dict[str, Any], where: str) -> None:
         """A parameter group's keys: SAM's and its base optimizer's keywords, and the keys LR schedulers and
         torch add; a misspelt one (``"rhoo"``) left the default in force in silence."""
-        unknown = sorted(str(k) for k in set(group) - set(self.defaults) - EXTRA_GROUP_KEYS)
+        unknown = sorted(str(k) for k in set(group) - self._keywords() - EXTRA_GROUP_KEYS)
         if unknown:
             raise ValueError(f"{where}: parameter group keys {unknown} are not keywords of SAM or of its "
                              f"base_optimizer {type(self.base_optimizer).__name__} (known: "
-                             f"{sorted(self.defaults)})")
+                             f"{sorted(self._keywords())})")
+
+    def _keywords(self) -> frozenset[str]:
+        """SAM's and its base optimizer's keywords, fixed at construction (``defaults``' keys then)."""
+        return self.__dict__.get("_built_keywords") or frozenset(self.defaults)
+
+    def _refuse_edited_defaults(self) -> None:
+        """A key written into ``defaults`` after construction ('lrr') passed the key checks as a keyword."""
+        extra = sorted(str(k) for k in set(self.defaults) - self._keywords())
+        if extra:
+            raise ValueError(f"SAM: defaults has the key(s) {extra} written after construction, not keywords "
+                             f"of SAM or of its base_optimizer (known: {sorted(self._keywords())}); set "
+                             "hyperparameters in param_groups")
 
     def __getstate__(self) -> dict[str, Any]:
         # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled SAM lost its base
         # optimizer and could not step (AttributeError)
         return {**super().__getstate__(), "base_optimizer": self.base_optimizer,
-                "_nonfinite_stepped": self.__dict__.get("_nonfinite_stepped", False)}
+                "_nonfinite_stepped": self.__dict__.get("_nonfinite_stepped", False),
+                "_built_keywords": self._keywords()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -365,6 +380,7 @@ class SAM(torch.optim.Optimizer):
         if hasattr(self, "base_optimizer"):     # after __init__ (whose own check follows it)
             try:
                 _check_distinct(self.param_groups)
+                self._refuse_edited_defaults()     # 'lrr' in defaults was copied into the new group
                 self._check_group_keys(self.param_groups[-1], "param_group")
                 self._check_base_keywords(self.param_groups[-1])   # momentum = -1: torch's check, by name
             except (TypeError, ValueError) as exc:
@@ -404,6 +420,7 @@ class SAM(torch.optim.Optimizer):
         """``lr``, ``rho`` and ``normalize`` of every group as they are now: a user or an LR scheduler edits
         ``param_groups`` in place, and a NaN ``rho`` or ``lr`` written there reached the weights in
         silence."""
+        self._refuse_edited_defaults()
         for index, group in enumerate(self.param_groups):
             try:
                 for key in ("lr", "rho"):
@@ -460,10 +477,11 @@ class SAM(torch.optim.Optimizer):
     def _refuse_misspelt_key(self, group: dict[str, Any]) -> None:
         """A key written into a group after construction that is a near-spelling of a keyword (``"rhoo"``,
         ``"momentun"``: difflib ratio >= 0.8): the group's own value stayed in force in silence."""
+        keywords = self._keywords()
         for key in group:
-            if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS:
+            if not isinstance(key, str) or key in keywords or key in EXTRA_GROUP_KEYS:
                 continue
-            close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
+            close = difflib.get_close_matches(key, sorted(keywords), n=1, cutoff=0.8)
             if close:
                 raise ValueError(f"it has the key {key!r}, not a keyword of SAM or of its base_optimizer: "
                                  f"did you mean {close[0]!r}? (the group's {close[0]} stays unchanged under "

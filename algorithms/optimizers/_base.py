@@ -25,6 +25,7 @@ import torch
 
 from algorithms._validation import (
     INT64_MAX,
+    NONNEGATIVE_STATE,
     WORKING_MAX,
     call_user,
     check_bool,
@@ -376,6 +377,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
             super().__init__(params, defaults)
         except (TypeError, ValueError) as exc:  # torch's message about params, raised from here
             raise type(exc)(f"{type(self).__name__}: params: {exc}") from None
+        # the keywords as built: a key the user writes into the mutable defaults later ('lrr') is not one
+        self._keywords = frozenset(self.defaults)
         for index, group in enumerate(self.param_groups):
             self._refuse_unknown_keys(group, f"params[{index}]")
             self._check_group(group)
@@ -410,7 +413,20 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     #: instance attributes beyond torch's pickled ``defaults``/``state``/``param_groups`` (torch's
     #: ``__getstate__`` drops them: a deepcopy or an unpickled optimizer could not step)
-    _PICKLED = ("on_nonfinite", "skipped_steps", "_wrapper_keys")
+    _PICKLED = ("on_nonfinite", "skipped_steps", "_wrapper_keys", "_keywords")
+
+    def keywords(self) -> frozenset[str]:
+        """This optimizer's keywords, fixed at construction (``defaults``' keys then)."""
+        return self.__dict__.get("_keywords") or frozenset(self.defaults)
+
+    def _refuse_edited_defaults(self) -> None:
+        """A key written into ``defaults`` after construction (``defaults['lrr'] = 0.1``) made the key
+        checks take 'lrr' as a keyword: stepped and ignored in silence, copied into later groups (red20c)."""
+        extra = sorted(str(k) for k in set(self.defaults) - self.keywords())
+        if extra:
+            raise ValueError(f"{type(self).__name__}: defaults has the key(s) {extra} written after "
+                             f"construction, not {type(self).__name__} keywords (known: "
+                             f"{sorted(self.keywords())}); set hyperparameters in param_groups")
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -439,12 +455,12 @@ class MatrixOptimizer(torch.optim.Optimizer):
         keywords and the keys LR schedulers and torch add: a misspelt key (``"lrr"``, torch accepts any)
         left the default in force, with a warning only (SAM refuses it, as here). Groups edited later or
         loaded from a state_dict keep extra keys (a scheduler's, another library's)."""
-        unknown = sorted(str(k) for k in set(group) - set(self.defaults) - EXTRA_GROUP_KEYS
+        unknown = sorted(str(k) for k in set(group) - self.keywords() - EXTRA_GROUP_KEYS
                          - self.__dict__.get("_wrapper_keys", frozenset()))
         if unknown:
             name = type(self).__name__
             raise ValueError(f"{where}: parameter group keys {unknown} are not {name} keywords (known: "
-                             f"{sorted(self.defaults)})")
+                             f"{sorted(self.keywords())})")
 
     def _refuse_misspelt_keys(self, index: int, group: dict[str, Any], where: str | None = None) -> None:
         """A key written into ``param_groups`` after construction (or loaded) that is a near-spelling of a
@@ -453,15 +469,16 @@ class MatrixOptimizer(torch.optim.Optimizer):
         the next step (at the load), naming it: the group's own value stayed in force in silence. Other extra
         keys (a scheduler's, another library's str labels) are kept."""
         where = f"{type(self).__name__}.step: " if where is None else where
+        keywords = self.keywords()
         for key in group:
-            if not isinstance(key, str) or key in self.defaults or key in EXTRA_GROUP_KEYS \
+            if not isinstance(key, str) or key in keywords or key in EXTRA_GROUP_KEYS \
                     or key in self.__dict__.get("_wrapper_keys", frozenset()):
                 continue
             if key in TORCH_OPTIMIZER_KEYWORDS:   # maximize = "no" written into Shampoo's group was ignored
                 raise ValueError(f"{where}param_groups[{index}] has the key {key!r}, a "
                                  f"torch.optim keyword that {type(self).__name__} does not take (it would be "
-                                 f"ignored; its keywords: {sorted(self.defaults)})")
-            close = difflib.get_close_matches(key, sorted(self.defaults), n=1, cutoff=0.8)
+                                 f"ignored; its keywords: {sorted(keywords)})")
+            close = difflib.get_close_matches(key, sorted(keywords), n=1, cutoff=0.8)
             if close:
                 raise ValueError(f"{where}param_groups[{index}] has the key {key!r}, "
                                  f"not a {type(self).__name__} keyword: did you mean {close[0]!r}? (the "
@@ -470,7 +487,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 # "LR", "learning_rate", Shampoo's "adam_eps": a number under a key no step reads was ignored
                 raise ValueError(f"{where}param_groups[{index}] has the key {key!r} holding a number, "
                                  f"not a {type(self).__name__} keyword (it would be ignored; its keywords: "
-                                 f"{sorted(self.defaults)}; labels of other libraries may hold strs)")
+                                 f"{sorted(keywords)}; labels of other libraries may hold strs)")
 
     def _check_group(self, group: dict[str, Any]) -> None:
         """Validate one parameter group's hyperparameters (subclasses extend it)."""
@@ -507,6 +524,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise type(exc)(f"{type(self).__name__}.add_param_group: params: {exc}") from None
         if built:  # validate the new group too; a refused group is not left behind
             try:
+                self._refuse_edited_defaults()
                 self._refuse_unknown_keys(self.param_groups[-1], "param_group")
                 self._check_group(self.param_groups[-1])
                 self._check_distinct()
@@ -673,6 +691,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
         """``lr`` and ``weight_decay`` of every group as they are now: an LR scheduler or a user edits
         ``param_groups`` in place after construction, and a NaN or negative value written there would
         reach the weights in silence (torch's optimizers step with it)."""
+        self._refuse_edited_defaults()
         for index, group in enumerate(self.param_groups):
             lr, wd = group["lr"], group["weight_decay"]
             # the common case, checked for free: the same rules as check_lr / check_nonnegative (lr 0 or
@@ -920,6 +939,7 @@ def check_state_finite(owner: str, optimizer: torch.optim.Optimizer, *, allow_in
                if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel()]
     if not tensors:
         return
+    check_state_signs(owner, optimizer)
     norms = torch.stack([n.to(torch.float64) for n in torch._foreach_norm(tensors, math.inf)])
     if not bool(norms.isnan().any()) and (allow_inf or bool(norms.isfinite().all())):
         return
@@ -932,6 +952,26 @@ def check_state_finite(owner: str, optimizer: torch.optim.Optimizer, *, allow_in
                 raise ValueError(f"{owner}.step: state[param {index}]['{key}'] holds NaN or inf (written "
                                  f"after the last step, e.g. through .data; the step would write them into "
                                  f"the weights); reload a saved state_dict or build a new optimizer")
+
+
+def check_state_signs(owner: str, optimizer: torch.optim.Optimizer) -> None:
+    """Every second-moment entry (:data:`NONNEGATIVE_STATE`) >= 0, in one pass: ``exp_avg_sq`` filled with -1
+    after a step is finite, and the next step's sqrt wrote NaN into the weights in silence (red20c)."""
+    params = (q for g in optimizer.param_groups for q in g["params"])
+    squares = [(index, key, value) for index, p in enumerate(params)
+               for key, value in (optimizer.state.get(p) or {}).items()
+               if key in NONNEGATIVE_STATE and isinstance(value, torch.Tensor) and value.is_floating_point()
+               and value.numel()]
+    if not squares:
+        return
+    lows = torch.stack([value.detach().amin().to(torch.float64) for _, _, value in squares])
+    if not bool((lows < 0).any()):
+        return
+    index, key, value = squares[int(torch.argmin(lows))]
+    raise ValueError(f"{owner}.step: state[param {index}]['{key}'] must be >= 0 (a running mean of "
+                     f"squares), got an entry {float(value.amin()):.3g} (written after the last step: the "
+                     f"step's square root would write NaN into the weights); reload a saved state_dict or "
+                     f"build a new optimizer")
 
 
 #: torch base optimizers' per-parameter buffers that have the parameter's shape and dtype (Adafactor's

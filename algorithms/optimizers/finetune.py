@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +72,36 @@ __all__ = ["FinetuneTask", "FullFinetune", "markov_finetune_task", "run_finetune
 DIVERGED_LOSS = 1e6
 
 
+#: the version of each FinetuneTask's own tokens copy when it was built, by id (kept outside the problem:
+#: core's solve rebuilds a problem whose tensor field was written in place, and the rebuilt one took the
+#: edit as its data in silence)
+_OWN_TOKENS: dict[int, tuple[weakref.ref, int | None]] = {}
+
+
+def _tensor_version(tensor: torch.Tensor) -> int | None:
+    try:
+        return tensor._version
+    except RuntimeError:    # an inference tensor keeps no version (and cannot be written outside it)
+        return None
+
+
+def _own_tokens(tokens: torch.Tensor) -> torch.Tensor:
+    """Register ``tokens`` (a problem's private copy) with its version (:func:`_refuse_own_tokens_edited`)."""
+    key = id(tokens)
+    _OWN_TOKENS[key] = (weakref.ref(tokens, lambda _ref: _OWN_TOKENS.pop(key, None)), _tensor_version(tokens))
+    return tokens
+
+
+def _refuse_own_tokens_edited(tokens: Any) -> None:
+    """A problem's own tokens written in place since it was built (``problem.tokens[0, 0] = 3``) are refused
+    naming tokens: the problem is the sample it was built with."""
+    entry = _OWN_TOKENS.get(id(tokens))
+    if entry is not None and entry[0]() is tokens and _tensor_version(tokens) != entry[1]:
+        raise ValueError("tokens was written in place after the FinetuneTask was built (problem.tokens[...] "
+                         "= ...); the problem is the sample it was built with: build a new FinetuneTask from "
+                         "a fresh tensor for other data")
+
+
 @dataclass(frozen=True)
 class FinetuneTask(Problem):
     """Finetune ``model`` (a pretrained language model with finite weights of magnitude <= 3.4e38 on a real
@@ -82,6 +113,10 @@ class FinetuneTask(Problem):
     (default: ``task.entropy_rate()``; else a float >= 0, any value in [0, 3.4e38]) is the level the
     convergence criterion measures from (``loss <= reference_loss + tol``); ``batch_size`` (int >= 1) is
     the number of sequences a mini-batch draws from ``tokens``.
+
+    ``tokens`` is kept as the problem's own copy (the caller's tensor edited afterwards changes nothing);
+    that copy written in place afterwards (``problem.tokens[0, 0] = 3``, valid ids or not) is refused by
+    the next solve and by :meth:`loss`, a ValueError naming tokens: build a new FinetuneTask for other data.
     """
 
     model: torch.nn.Module
@@ -118,8 +153,9 @@ class FinetuneTask(Problem):
         if context is not None and tokens.shape[1] - 1 > context:
             raise ValueError(f"tokens must have at most model.context + 1 = {context + 1} columns, got "
                              f"{tokens.shape[1]}")
+        _refuse_own_tokens_edited(tokens)
         # a copy: the caller's tensor edited after construction must not change the problem
-        object.__setattr__(self, "tokens", tokens.to(torch.int64, copy=True))
+        object.__setattr__(self, "tokens", _own_tokens(tokens.to(torch.int64, copy=True)))
         logits = getattr(self.model, "vocab_size", None) or getattr(self.model, "out_features", None)
         if isinstance(logits, int) and logits != self.task.vocab_size:
             raise ValueError(f"model outputs {logits} logits per token, but task.vocab_size is "
@@ -136,6 +172,7 @@ class FinetuneTask(Problem):
 
     def loss(self, model: torch.nn.Module, index: torch.Tensor | None = None) -> torch.Tensor:
         """Mean next-token cross-entropy of ``model`` on the sample (all rows, or those in ``index``)."""
+        _refuse_own_tokens_edited(self.tokens)
         if index is not None:
             if not isinstance(index, torch.Tensor):
                 array = np.asarray(index)

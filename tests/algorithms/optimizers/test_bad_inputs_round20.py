@@ -117,3 +117,118 @@ def test_param_groups_checks_a_duck_typed_models_width_depth_and_roles(width, de
 
     with pytest.raises((TypeError, ValueError), match=words):
         param_groups(_DuckModel(width, depth, roles), "adamw", 0.01, base_width=16, base_depth=1)
+
+
+def _finetune_task():
+    from algorithms.optimizers import markov_finetune_task
+    return markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2, seed=1)
+
+
+@pytest.mark.parametrize("value", [3, 0, 5])
+def test_finetune_tasks_own_tokens_written_in_place_are_refused_by_name(value):
+    # a valid id written into problem.tokens was solved as the new sample (core's solve rebuilt the problem)
+    from algorithms.optimizers import FullFinetune
+    task = _finetune_task()
+    task.tokens[0, 0] = value
+    for _ in range(2):   # refused again at the next use
+        with pytest.raises(ValueError, match="tokens was written in place"):
+            solve(task, FullFinetune(lr=1e-2), seed=0, maxiters=2)
+    with pytest.raises(ValueError, match="tokens was written in place"):
+        task.loss(task.model)
+    fresh = _finetune_task()   # an untouched problem still solves
+    assert solve(fresh, FullFinetune(lr=1e-2), seed=0, maxiters=2).retcode is RetCode.MaxIters
+
+
+def _optimizer(kind: str, params):
+    from algorithms.nets import SAM
+    from algorithms.optimizers import SOAP, Muon, Shampoo
+    return {"Muon": lambda: Muon(params, lr=0.01), "Shampoo": lambda: Shampoo(params, lr=0.01),
+            "SOAP": lambda: SOAP(params, lr=0.01),
+            "SAM-SGD": lambda: SAM(params, base_optimizer=torch.optim.SGD, lr=0.01),
+            "SAM-Muon": lambda: SAM(params, base_optimizer=Muon, lr=0.01)}[kind]()
+
+
+@pytest.mark.parametrize("kind", ["Muon", "Shampoo", "SOAP", "SAM-SGD", "SAM-Muon"])
+def test_a_key_written_into_defaults_after_construction_is_refused_by_name(kind):
+    # defaults['lrr'] made the misspelt-key checks take 'lrr' as a keyword: stepped and ignored (red20c)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    X, Y = torch.randn(8, 4), torch.randn(8, 1)
+    params = list(model.parameters())
+    opt = _optimizer(kind, params)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        return loss
+
+    opt.defaults["lrr"] = 0.1
+    opt.param_groups[0]["lrr"] = 0.1
+    with pytest.raises(ValueError, match=r"defaults has the key\(s\) \['lrr'\]"):
+        opt.step(closure)
+    first = _optimizer(kind, params[:2])
+    first.defaults["lrr"] = 0.1
+    with pytest.raises(ValueError, match=r"defaults has the key\(s\) \['lrr'\]"):
+        first.add_param_group({"params": params[2:]})
+    assert len(first.param_groups) == 1
+
+
+@pytest.mark.parametrize("kind", ["Muon", "Shampoo", "SOAP", "SAM-Adam", "Block"])
+def test_a_negative_second_moment_is_refused_at_step_and_at_load(kind):
+    # exp_avg_sq / second_moment = -1 is finite: the next step's sqrt wrote NaN into the weights (red20c)
+    import copy
+
+    from algorithms.nets import SAM
+    from algorithms.optimizers import SOAP, Muon, Shampoo
+
+    def build(model):
+        return {"Muon": lambda: Muon(model.parameters(), lr=0.01),
+                "Shampoo": lambda: Shampoo(model.parameters(), lr=0.01, grafting="adam"),
+                "SOAP": lambda: SOAP(model.parameters(), lr=0.01),
+                "SAM-Adam": lambda: SAM(model.parameters(), base_optimizer=torch.optim.Adam, lr=0.01),
+                "Block": lambda: BlockOptimizer(model, lr=0.01)}[kind]()
+
+    def model_():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+
+    X, Y = torch.randn(8, 4), torch.randn(8, 1)
+    model = model_()
+    opt = build(model)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        return loss
+
+    def step():
+        if isinstance(opt, SAM):
+            opt.step(closure)
+        else:
+            closure()
+            opt.step()
+
+    step()
+    step()
+    saved = copy.deepcopy(opt.state_dict())
+    inner = [opt, *(getattr(opt, name) for name in ("base_optimizer", "_base_optimizer")
+                    if hasattr(opt, name))]
+    for entry in (e for o in inner for e in o.state.values()):
+        for key in ("exp_avg_sq", "second_moment"):
+            if key in entry:
+                entry[key].fill_(-1.0)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        step()
+
+    def negate(d):
+        for key, value in (d.items() if isinstance(d, dict) else enumerate(d) if isinstance(d, list) else ()):
+            if key in ("exp_avg_sq", "second_moment") and isinstance(value, torch.Tensor):
+                value.fill_(-1.0)
+            else:
+                negate(value)
+
+    negate(saved)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        build(model_()).load_state_dict(saved)
