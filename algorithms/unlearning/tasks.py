@@ -227,15 +227,23 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     return UnlearningProblem(fresh, theta.to(dtype), retain, forget)
 
 
+#: the largest grid sup_error takes, and the points of one forward pass
+MAX_SUP_GRID = 2**22
+SUP_CHUNK = 2**18
+
+
 @allocates("grid")
 def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 2001) -> float:
     """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric).
 
     ``problem`` is the sine task's :class:`UnlearningProblem` (one input feature) and ``theta`` a finite
-    flat parameter vector of its model; ``grid`` an int >= 2 whose (grid,) evaluation fits this machine's
-    memory (refused by name otherwise).
+    flat parameter vector of its model; ``grid`` an int in [2, 2**22] (``MAX_SUP_GRID``; refused by name
+    otherwise), evaluated in chunks of 2**18 points (memory bounded whatever the model's width).
     """
     check_int_at_least("grid", grid, 2)  # one point would be x = -5π alone, not a sup over the interval
+    # (grid, width) activations per layer: 2**31 - 1 points passed a check of the (grid,) vector alone and
+    # the process was OOM-killed (red20b); 2**22 points take seconds
+    check_count("grid", grid, 2, MAX_SUP_GRID, "points of the sup's grid, each a forward of the model")
     if not isinstance(problem, UnlearningProblem):
         raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
     problem._check_theta(theta)  # theta's shape and finiteness first, by name
@@ -243,6 +251,12 @@ def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 20
         raise ValueError(f"problem must have one input feature (the sine task's x), got "
                          f"{problem.retain[0].shape[1]}")
     x = torch.linspace(*SINE_DOMAIN, grid, dtype=problem.dtype)
+    worst = 0.0
     with torch.no_grad():
-        pred = problem.predict(theta, (x / SINE_DOMAIN[1])[:, None])[:, 0]
-    return float((pred - torch.sin(x)).abs().max())
+        for chunk in x.split(SUP_CHUNK):
+            pred = problem.predict(theta, (chunk / SINE_DOMAIN[1])[:, None])[:, 0]
+            error = float((pred - torch.sin(chunk)).abs().max())
+            worst = error if math.isnan(error) else max(worst, error)
+            if math.isnan(worst):
+                break
+    return worst

@@ -125,3 +125,13 @@ def test_a_model_raising_or_detaching_mid_run_is_refused_naming_it(algorithm, fa
     model.on = True
     with pytest.raises(error, match=words):
         solve(problem, algorithm, maxiters=20)
+
+
+@pytest.mark.parametrize("grid", [2**31 - 1, 2**22 + 1, 2**40])
+def test_sup_error_refuses_a_grid_past_its_documented_maximum(grid):
+    # the memory check counted the (grid,) vector alone: 2**31 - 1 points got the process OOM-killed (red20b)
+    from algorithms.unlearning import sine_poisoning_task, sup_error
+    problem = sine_poisoning_task(n_retain=10, n_forget=2, hidden=(8,), train_steps=5)
+    with pytest.raises(ValueError, match=r"grid must be <= 4194304"):
+        sup_error(problem, problem.params, grid=grid)
+    assert sup_error(problem, problem.params, grid=2001) >= 0.0
