@@ -437,7 +437,19 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     theta = _check_theta(theta)
     gradient, value = _through_fn(lambda: grad_and_value(fn)(theta))
     _check_value(value, theta)
+    _check_finite_gradient(gradient)
     return _finite_step(theta - lr * gradient, lr)
+
+
+def _check_finite_gradient(gradient: torch.Tensor) -> None:
+    """A finite fn whose gradient is NaN/inf at θ (sqrt|t| at 0) was blamed on lr ("too large")."""
+    try:
+        finite = bool(torch.isfinite(gradient).all())
+    except RuntimeError:    # under torch.func.vmap: no data-dependent check (the batched caller's job)
+        return
+    if not finite:
+        raise ValueError("fn has a NaN or inf gradient at theta (its value is finite; the map θ − lr ∇fn(θ) "
+                         "is not defined there)")
 
 
 def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
@@ -458,7 +470,15 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     lr = _check_lr(lr)
     theta = _check_theta(theta)
     _check_value(_through_fn(lambda: fn(theta)), theta)   # one evaluation beside the d of the Jacobian
-    return _finite_step(_through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta)), lr)
+    jacobian = _through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta))
+    try:
+        finite = bool(torch.isfinite(jacobian).all())
+    except RuntimeError:    # under torch.func.vmap: the batched caller's job
+        return jacobian
+    if not finite and not bool(torch.isfinite(_through_fn(lambda: jacrev(grad(fn))(theta))).all()):
+        # fn's own Hessian is not finite there (sqrt|t| at 0): lr was blamed ("too large")
+        raise ValueError("fn has a NaN or inf second derivative at theta (the Hessian is not finite)")
+    return _finite_step(jacobian, lr)
 
 
 def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:

@@ -235,3 +235,13 @@ def test_gradient_flow_sliding_along_a_relu_kink_fails_at_once(seed, method):
     assert "slides along a ReLU kink" in sol.original["solver_message"]
     # a flow without the kink is unchanged
     assert solve(problem, GradientFlow(t_end=2.0, n_records=3), maxiters=3, seed=0).retcode is RetCode.Success
+
+
+@pytest.mark.parametrize("which", ["gd_map", "gd_jacobian"])
+def test_gd_map_names_fn_for_a_non_finite_derivative_of_a_finite_value(which):
+    # sqrt|t| at 0: a finite value, an infinite derivative; the refusal blamed lr ("too large")
+    from algorithms.nets import gd_map as module
+    theta = torch.tensor([0.0, 1.0], dtype=torch.float64)
+    with pytest.raises(ValueError, match="fn has a NaN or inf") as info:
+        getattr(module, which)(lambda t: t.abs().sqrt().sum(), theta, 0.1)
+    assert "lr" not in str(info.value).split("(")[0]
