@@ -82,12 +82,30 @@ def _draw(gen: torch.Generator, dtype: torch.dtype, *shape: int, fan_in: int) ->
     return torch.nn.Parameter(torch.randn(*shape, generator=gen, dtype=dtype) / math.sqrt(fan_in))
 
 
+def _remember_settings(model: torch.nn.Module) -> None:
+    """Record the settings the parameters were built for (``_FIXED``), for :func:`_check_settings`."""
+    model.__dict__["_built_settings"] = {k: model.__dict__[k] for k in model._FIXED if k in model.__dict__}
+
+
+def _check_settings(model: torch.nn.Module) -> None:
+    """The settings as built: a whole-model pickle (``torch.load``) or ``__setstate__`` restores ``__dict__``
+    as it is, past the refusal of a reassignment (activation "zz" met a bare KeyError, width 7 on a layer
+    of 5 neurons was taken in silence; red20b)."""
+    for name, built in model.__dict__.get("_built_settings", {}).items():
+        now = model.__dict__.get(name, built)
+        if now is not built and now != built:
+            kind = type(model).__name__
+            raise ValueError(f"{kind}.{name} is {now!r:.40}, but its parameters were built for {built!r:.40} "
+                             f"(a restored or edited __dict__); build a new {kind}")
+
+
 def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Tensor:
     """``X`` checked for ``model``; an inference-mode tensor used outside inference mode is cloned (torch's
     "Inference tensors cannot be saved for backward" named no argument)."""
     # a parameter replaced (m.weight = Parameter(of another shape or an int dtype)) met torch's matmul error
     # or blamed X's dtype: named here, by the parameter
     check_structure(model)
+    _check_settings(model)
     for key, param in model.named_parameters():
         if not param.is_floating_point():
             raise TypeError(f"{type(model).__name__}.{key} was replaced by a {param.dtype} parameter; the "
@@ -149,6 +167,7 @@ class LinearModel(CheckedStateModule):
         gen = torch.Generator().manual_seed(self.seed)
         self.weight = _draw(gen, dtype, self.out_features, self.in_features, fan_in=self.in_features)
         remember_structure(self)
+        _remember_settings(self)
         fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
@@ -196,6 +215,7 @@ class DeepLinear(CheckedStateModule):
             setattr(self, f"A{layer}", _draw(gen, dtype, sizes[layer], sizes[layer - 1],
                                              fan_in=sizes[layer - 1]))
         remember_structure(self)
+        _remember_settings(self)
         fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     @property
@@ -247,6 +267,7 @@ class TwoLayerPerceptron(CheckedStateModule):
         self.c = _draw(gen, dtype, self.width, fan_in=self.width)
         self.A = _draw(gen, dtype, self.width, self.in_features, fan_in=self.in_features)
         remember_structure(self)
+        _remember_settings(self)
         fix_attributes(self)  # from here on a misspelt public name is refused (stored and ignored before)
 
     def features(self, X: torch.Tensor) -> torch.Tensor:

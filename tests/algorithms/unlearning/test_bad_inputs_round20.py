@@ -135,3 +135,26 @@ def test_sup_error_refuses_a_grid_past_its_documented_maximum(grid):
     with pytest.raises(ValueError, match=r"grid must be <= 4194304"):
         sup_error(problem, problem.params, grid=grid)
     assert sup_error(problem, problem.params, grid=2001) >= 0.0
+
+
+@pytest.mark.parametrize("kind, args, edit", [
+    ("TwoLayerPerceptron", (4, 5), {"activation": "zz"}),
+    ("TwoLayerPerceptron", (4, 5), {"width": 7}),
+    ("DeepLinear", (4, (3, 2)), {"widths": (9,)}),
+    ("LinearModel", (4,), {"out_features": 3}),
+])
+def test_a_restored_model_dict_with_other_settings_is_refused_at_forward(kind, args, edit):
+    # nn.Module.__setstate__ (a whole-model pickle) restores __dict__ as it is: a bare KeyError 'zz', or a
+    # width/out_features the parameters were not built for taken in silence (red20b)
+    import copy
+
+    import algorithms.unlearning as unlearning
+    model = getattr(unlearning, kind)(*args)
+    state = copy.copy(model.__dict__)
+    state.update(edit)
+    restored = object.__new__(type(model))
+    restored.__setstate__(state)
+    name = next(iter(edit))
+    with pytest.raises(ValueError, match=rf"{type(model).__name__}\.{name} is .* built for"):
+        restored(torch.randn(2, 4, dtype=torch.float64))
+    assert copy.deepcopy(model)(torch.randn(2, 4, dtype=torch.float64)).shape == (2, 1)
