@@ -63,6 +63,7 @@ from algorithms._validation import (
     check_takes,
     check_working_range,
     checked_fields,
+    in_working_range,
     precision_rank,
     refuse_sparse,
     reseal_state,
@@ -213,7 +214,9 @@ class EmpiricalLoss:
 
     ``model`` must be deterministic (two forward passes agree: a Dropout in training mode is refused,
     pass ``model.eval()``); it is always handed a copy of ``X``. Its outputs at its own parameters must be
-    finite; at every call its forward must return a floating tensor of shape (n, out_features) (else
+    finite: at construction and at every ``value()`` while those parameters are finite (a ValueError naming
+    ``model(X)``; ``value(params)`` and ``flat_objective``'s fn answer NaN/inf outputs as a loss, a diverged
+    θ's); at every call its forward must return a floating tensor of shape (n, out_features) (else
     TypeError / ValueError naming ``model(X)``), of X's dtype; its own exception other than
     TypeError/ValueError/RuntimeError is re-raised as ``UserCallableError`` naming ``model(X)``.
 
@@ -381,7 +384,24 @@ class EmpiricalLoss:
             self._check_params(params)
         index = self._batch(batch)
         X, y = (self.X, self.y) if index is None else (self.X[index], self.y[index])
-        return self._loss_of(self._forward(self.model, X, params), y)
+        out = self._forward(self.model, X, params)
+        if params is None:
+            self._check_own_outputs(out)
+        return self._loss_of(out, y)
+
+    def _check_own_outputs(self, out: torch.Tensor) -> None:
+        """At the module's own finite parameters the outputs must be finite, as at construction: a forward
+        answering NaN part-way through (a user's model) gave a NaN loss in silence (red20a). Parameters a
+        training loop drove to NaN/inf or past the working range answer as they do (the loop's divergence)."""
+        try:
+            finite = bool(torch.isfinite(out).all())
+        except RuntimeError:    # under torch.func transforms: no data-dependent check
+            return
+        if finite or not all(bool(torch.isfinite(p).all()) and in_working_range(p)
+                             for p in self.model.parameters()):
+            return
+        raise ValueError(f"model(X) must be finite at the model's parameters, got NaN or inf outputs from "
+                         f"{type(self.model).__name__} at finite parameters (the model's own NaN)")
 
     def _check_params(self, params: Any) -> None:
         expected = {name: p.shape for name, p in self.model.named_parameters()}

@@ -245,3 +245,24 @@ def test_gd_map_names_fn_for_a_non_finite_derivative_of_a_finite_value(which):
     with pytest.raises(ValueError, match="fn has a NaN or inf") as info:
         getattr(module, which)(lambda t: t.abs().sqrt().sum(), theta, 0.1)
     assert "lr" not in str(info.value).split("(")[0]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_empirical_loss_value_refuses_non_finite_outputs_at_finite_own_parameters(bad):
+    # a model answering NaN after the construction probes gave value() = NaN in silence (red20a)
+    from algorithms.nets.gd_map import EmpiricalLoss
+
+    class Flaky(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2).double()
+            self.out_features, self.calls = 2, 0
+
+        def forward(self, X):
+            self.calls += 1
+            out = self.lin(X)
+            return out * bad if self.calls > 2 else out
+
+    loss = EmpiricalLoss(Flaky(), torch.ones(4, 2, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
+    with pytest.raises(ValueError, match=r"model\(X\) must be finite"):
+        loss.value()
