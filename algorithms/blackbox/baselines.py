@@ -234,7 +234,9 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
         return _run_cmaes(problem, algorithm, options)
 
 
-_PYCMA_LOCK = threading.Lock()
+# reentrant: a CMAES solve inside a CMAES run's callback or f (same thread) deadlocked forever (red20c); the
+# nested run restores numpy's global generator state on exit, so the outer run's draws are unchanged
+_PYCMA_LOCK = threading.RLock()
 
 
 def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:

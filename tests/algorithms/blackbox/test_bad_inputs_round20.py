@@ -82,3 +82,29 @@ def test_designx_train_resume_refuses_state_train_never_writes(edit):
     _resume_state(lambda st: None)   # the control: as train writes it
     with pytest.raises(ValueError, match=r"^resume: checkpoint 'state.pt' has an invalid"):
         _resume_state(edit)
+
+
+@pytest.mark.parametrize("where", ["callback", "f"])
+def test_a_cmaes_solve_nested_in_a_cmaes_run_finishes_and_keeps_the_outer_run(where):
+    """red20c: the nested solve deadlocked forever on the non-reentrant pycma lock (callback or f)."""
+    import threading
+
+    import numpy as np
+
+    from algorithms import solve
+    from algorithms.blackbox import CMAES, BlackBoxProblem
+
+    inner = BlackBoxProblem(lambda y: float(y @ y), (-np.ones(2), np.ones(2)), budget=20)
+    nested = lambda: solve(inner, CMAES(), maxiters=1, seed=1).value   # noqa: E731
+    outer_f = (lambda x: float(x @ x) + 0 * nested()) if where == "f" else (lambda x: float(x @ x))
+    problem = BlackBoxProblem(outer_f, (-np.ones(2), np.ones(2)), budget=40)
+    plain = BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), budget=40)
+    callback = (lambda record: nested() and None) if where == "callback" else None
+    out = {}
+    run = threading.Thread(target=lambda: out.update(sol=solve(problem, CMAES(), seed=3, callback=callback)),
+                           daemon=True)
+    run.start()
+    run.join(timeout=60)
+    assert not run.is_alive(), "the nested CMAES solve deadlocked"
+    reference = solve(plain, CMAES(), seed=3)
+    assert np.array_equal(out["sol"].x, reference.x)   # the nested run restored the global generator
