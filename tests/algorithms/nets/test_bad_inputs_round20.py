@@ -74,7 +74,8 @@ def test_samtraining_optimizer_raising_mid_run_is_named(k):
 
 
 class _Answering(torch.nn.Module):
-    """A 3 -> 2 linear model answering ``answer`` once ``live`` is set (or from the start with ``nan``)."""
+    """A 3 -> 2 linear model answering ``answer`` once ``live`` is set (or from the start with ``nan``);
+    ``raises`` raises the user's own KeyError once live."""
 
     out_features = 2
 
@@ -89,8 +90,10 @@ class _Answering(torch.nn.Module):
             return out * float("nan")
         if not self.live:
             return out
-        return {"tuple": (out,), "ndarray": out.detach().numpy(), "int": out.long(), "shape": out[:, :1]}[
-            self.answer]
+        if self.answer == "raises":
+            raise KeyError("the user's own error")
+        return {"tuple": (out,), "ndarray": out.detach().numpy(), "int": out.long(), "shape": out[:, :1],
+                "float32": out.float()}[self.answer]
 
 
 def test_empirical_loss_names_a_model_answering_nan_at_its_parameters():
@@ -186,23 +189,6 @@ def test_per_sample_helpers_refuse_a_nan_derivative_naming_the_sample(helper, wh
         getattr(functional, helper)(lambda t, x, yy: ((t * x).sum() * 0).abs().sqrt(), theta, X, y)
 
 
-class _Late(torch.nn.Module):
-    """A 3 -> 2 linear model that raises or answers float32 once ``live`` is set (red20a's EmpiricalLoss)."""
-
-    out_features = 2
-
-    def __init__(self, answer):
-        super().__init__()
-        self.lin = torch.nn.Linear(3, 2, dtype=torch.float64)
-        self.answer, self.live = answer, False
-
-    def forward(self, X):
-        out = self.lin(X)
-        if self.live and self.answer == "raises":
-            raise KeyError("the user's own error")
-        return out.float() if self.live else out
-
-
 @pytest.mark.parametrize("answer, error, words", [
     ("raises", UserCallableError, r"raised KeyError"),
     ("float32", TypeError, r"must return X's dtype torch.float64"),
@@ -210,7 +196,7 @@ class _Late(torch.nn.Module):
 def test_empirical_loss_names_a_model_raising_or_answering_float32_after_construction(answer, error, words):
     from algorithms.nets.gd_map import EmpiricalLoss
 
-    model = _Late(answer)
+    model = _Answering(answer)
     loss = EmpiricalLoss(model, torch.ones(4, 3, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
     model.live = True
     with pytest.raises(error, match=words):
