@@ -304,9 +304,17 @@ class SAM(torch.optim.Optimizer):
 
     def __setattr__(self, name: str, value: Any) -> None:
         """After construction a public name SAM does not have is refused by name: ``opt.rhoo = 0.1`` (or
-        ``opt.rho = 0.1``, which is a parameter-group key) was stored and ignored in silence."""
+        ``opt.rho = 0.1``, which is a parameter-group key) was stored and ignored in silence. The optimizer
+        SAM built and the containers it shares with it are fixed: ``base_optimizer``, ``defaults`` and
+        ``state`` cannot be replaced, nor ``param_groups`` by another list than the base optimizer's (a
+        replaced base_optimizer stepped at its own lr, or another model's parameters, in silence)."""
         if "_built" in self.__dict__:
             refuse_unknown_attribute(self, name, ())
+            fixed = self.__dict__.get(name) if name != "param_groups" else self.base_optimizer.param_groups
+            if name in ("base_optimizer", "defaults", "state", "param_groups") and value is not fixed:
+                raise ValueError(f"SAM.{name} is fixed at construction (it is shared with the base optimizer "
+                                 f"SAM built); edit the entries of param_groups, or build a new SAM, instead "
+                                 f"of assigning a {type(value).__name__}")
         super().__setattr__(name, value)
 
     def _check_group_keys(self, group: dict[str, Any], where: str) -> None:

@@ -252,3 +252,22 @@ def test_empirical_loss_value_refuses_non_finite_outputs_at_finite_own_parameter
     loss = EmpiricalLoss(Flaky(), torch.ones(4, 2, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
     with pytest.raises(ValueError, match=r"model\(X\) must be finite"):
         loss.value()
+
+
+@pytest.mark.parametrize("name, value", [
+    ("base_optimizer", "adam_lr_10"), ("defaults", "x"), ("state", "empty"), ("param_groups", "list"),
+    ("param_groups", "x"),
+])
+def test_sam_shared_containers_are_fixed_after_construction(name, value):
+    # red20c: a replaced base_optimizer stepped at its own lr (10 where SAM's groups say 0.01), or another
+    # model's parameters; a replaced defaults/state met bare AttributeError/KeyError at the step
+    from algorithms.nets import SAM
+
+    model = torch.nn.Linear(3, 1)
+    sam = SAM(model.parameters(), lr=0.01)
+    value = {"adam_lr_10": torch.optim.Adam(model.parameters(), lr=10.0),
+             "list": [{"params": list(model.parameters()), "lr": 0.1}], "empty": {}}.get(value, value)
+    with pytest.raises(ValueError, match=f"SAM.{name} is fixed at construction"):
+        setattr(sam, name, value)
+    sam.base_optimizer = sam.base_optimizer     # the same object: nothing changes
+    sam.param_groups = sam.base_optimizer.param_groups
