@@ -693,6 +693,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
         reach the weights in silence (torch's optimizers step with it)."""
         self._refuse_edited_defaults()
         for index, group in enumerate(self.param_groups):
+            missing = sorted(str(k) for k in ("lr", "weight_decay", "params") if k not in group)
+            if missing:     # a group appended to param_groups by hand met a bare KeyError
+                raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] lacks the key(s) "
+                                 f"{missing}; add a group with add_param_group, which fills in the defaults")
             lr, wd = group["lr"], group["weight_decay"]
             # the common case, checked for free: the same rules as check_lr / check_nonnegative (lr 0 or
             # in [LR_MIN, LR_MAX], weight_decay in [0, WORKING_MAX]: an edit to lr = 1e-39 or to
@@ -700,12 +704,15 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if not (type(lr) is float and type(wd) is float and (lr == 0.0 or LR_MIN <= lr <= LR_MAX)
                     and 0.0 <= wd <= WORKING_MAX and lr * wd <= 1.0):
                 try:
-                    check_lr(lr, f"param_groups[{index}]['lr']")
-                    check_nonnegative(f"param_groups[{index}]['weight_decay']", wd)
+                    lr = check_lr(lr, f"param_groups[{index}]['lr']")
+                    wd = check_nonnegative(f"param_groups[{index}]['weight_decay']", wd) + 0.0
                     check_decay_product(float(lr), float(wd), f"param_groups[{index}]: ")
                 except (TypeError, ValueError) as exc:
                     raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}] was edited to an "
                                     f"invalid value: {exc}") from None
+                # the values as the constructor keeps them: a Fraction(1, 100) lr met torch's "argument
+                # 'alpha' must be Number, not Fraction"
+                group["lr"], group["weight_decay"] = lr, wd
             self._recheck_edited_group(index, group)
 
     def _recheck_edited_group(self, index: int, group: dict[str, Any]) -> None:
@@ -741,6 +748,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}] was edited to an invalid "
                             f"value: {exc}") from None
+        except KeyError as exc:     # a group appended by hand without a keyword
+            raise ValueError(f"{type(self).__name__}.step: param_groups[{index}] lacks the key {exc}; add a "
+                             f"group with add_param_group, which fills in the defaults") from None
         for key, value in candidate.items():       # normalized values (np.float32 -> float) written back
             if key not in ("params", "lr", "weight_decay"):
                 group[key] = value

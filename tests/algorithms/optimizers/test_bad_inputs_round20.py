@@ -232,3 +232,36 @@ def test_a_negative_second_moment_is_refused_at_step_and_at_load(kind):
     negate(saved)
     with pytest.raises(ValueError, match="must be >= 0"):
         build(model_()).load_state_dict(saved)
+
+
+@pytest.mark.parametrize("name", ["Muon", "Shampoo", "SOAP"])
+def test_fraction_lr_written_into_a_group_is_stepped_as_its_float(name):
+    # red20c: Fraction(1, 100) written into param_groups reached torch: "argument 'alpha' must be Number"
+    from fractions import Fraction
+
+    import algorithms.optimizers as optimizers
+
+    torch.manual_seed(0)
+    start = torch.randn(4, 4, dtype=torch.float64)
+    weights = [torch.nn.Parameter(start.clone()) for _ in range(2)]
+    optimizer = [getattr(optimizers, name)([w], lr=0.5) for w in weights]
+    optimizer[0].param_groups[0]["lr"] = Fraction(1, 100)
+    optimizer[1].param_groups[0]["lr"] = 0.01
+    for w, opt in zip(weights, optimizer):
+        w.grad = torch.ones_like(w)
+        opt.step()
+    assert optimizer[0].param_groups[0]["lr"] == 0.01 and type(optimizer[0].param_groups[0]["lr"]) is float
+    assert torch.equal(weights[0], weights[1])
+
+
+@pytest.mark.parametrize("name", ["Muon", "Shampoo", "SOAP"])
+def test_group_appended_without_its_keywords_is_named(name):
+    # red20c: a group appended to param_groups by hand met a bare KeyError ('weight_decay') at the step
+    import algorithms.optimizers as optimizers
+
+    first, second = torch.nn.Parameter(torch.randn(4, 4)), torch.nn.Parameter(torch.randn(4, 4))
+    optimizer = getattr(optimizers, name)([first], lr=0.5)
+    optimizer.param_groups.append({"params": [second], "lr": 0.1})
+    first.grad, second.grad = torch.ones_like(first), torch.ones_like(second)
+    with pytest.raises(ValueError, match=r"param_groups\[1\] lacks the key"):
+        optimizer.step()
