@@ -163,7 +163,9 @@ class MarkovLanguageTask(Problem):
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
         tokens = self._check_tokens(tokens)
-        inputs, targets = tokens[:, :-1], tokens[:, 1:]
+        # copies: a model writing into the batch it is given wrote through into the caller's tokens and the
+        # targets read after it (red20c)
+        inputs, targets = tokens[:, :-1].clone(), tokens[:, 1:].clone()
         if getattr(model, "vocab_size", None) is not None:
             if model.vocab_size != self.vocab_size:
                 raise ValueError(f"model reads a vocabulary of {model.vocab_size} tokens, the task has "

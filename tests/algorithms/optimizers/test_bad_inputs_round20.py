@@ -265,3 +265,29 @@ def test_group_appended_without_its_keywords_is_named(name):
     first.grad, second.grad = torch.ones_like(first), torch.ones_like(second)
     with pytest.raises(ValueError, match=r"param_groups\[1\] lacks the key"):
         optimizer.step()
+
+
+def test_markov_task_loss_hands_the_model_a_copy_of_the_tokens():
+    # red20c: a model writing into the batch it was given wrote through into the caller's tokens (and the
+    # targets read after it)
+    from algorithms.optimizers import MarkovLanguageTask
+
+    task = MarkovLanguageTask(vocab_size=8, context=4, seed=0)
+    tokens = task.sample(3, torch.Generator().manual_seed(1))
+    kept = tokens.clone()
+
+    class Writer(torch.nn.Module):
+        vocab_size = 8
+
+        def __init__(self):
+            super().__init__()
+            self.table = torch.nn.Parameter(torch.zeros(8, 8, dtype=torch.float64))
+
+        def forward(self, batch):
+            logits = self.table[batch]
+            batch.zero_()
+            return logits
+
+    value = task.loss(Writer(), tokens)
+    assert torch.equal(tokens, kept)
+    assert float(value) == pytest.approx(float(torch.log(torch.tensor(8.0))))
