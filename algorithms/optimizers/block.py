@@ -680,6 +680,7 @@ class BlockOptimizer(torch.optim.Optimizer):
             raise TypeError(f"state_dict['schedule'] must be a dict (the block position), got "
                             f"{type(schedule).__name__} {schedule!r:.40}")
         self._check_own_groups(state_dict)
+        _check_saved_layout(schedule)
         saved_names = schedule.get("block_names")
         self._check_own_ids(state_dict["param_groups"][0].get("params"), saved_names)
         if saved_names is not None and saved_names != self.block_names:
@@ -909,3 +910,23 @@ def _solve(problem: FinetuneTask, algorithm: BlockCoordinateDescent, options: So
                               weight_decay=algorithm.weight_decay)
 
     return run_finetune(problem, make, options, desc=f"BCD({algorithm.expansion})")
+
+
+def _check_saved_layout(schedule: dict[str, Any]) -> None:
+    """A loaded schedule's ``block_names`` (a list of lists of str) and ``block_shapes`` (a list of lists of
+    shapes, each a list of ints) as state_dict writes them, when present, else a ValueError naming the key (as
+    for a tuple): None or 'x' skipped the layout
+    check in silence, -1 met "object of type 'int' has no len()" (red20c)."""
+    for key, leaf in (("block_names", str), ("block_shapes", list)):
+        if key not in schedule:
+            continue
+        value = schedule[key]
+        ok = isinstance(value, list) and all(
+            isinstance(block, list) and all(isinstance(entry, leaf) for entry in block) for block in value)
+        if ok and leaf is list:
+            ok = all(isinstance(n, int) and not isinstance(n, bool) for block in value for shape in block
+                     for n in shape)
+        if not ok:
+            what = "lists of parameter names" if leaf is str else "lists of shapes (lists of ints)"
+            raise ValueError(f"state_dict['schedule'][{key!r}] must be a list of {what}, as state_dict "
+                             f"writes it, got {type(value).__name__} {value!r:.60}")

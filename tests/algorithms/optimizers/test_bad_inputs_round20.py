@@ -291,3 +291,20 @@ def test_markov_task_loss_hands_the_model_a_copy_of_the_tokens():
     value = task.loss(Writer(), tokens)
     assert torch.equal(tokens, kept)
     assert float(value) == pytest.approx(float(torch.log(torch.tensor(8.0))))
+
+
+@pytest.mark.parametrize("key", ["block_names", "block_shapes"])
+@pytest.mark.parametrize("value", [None, "x", -1, 2.5])
+def test_block_optimizer_load_names_a_layout_of_the_wrong_type(key, value):
+    # red20c: None or 'x' skipped the layout check in silence; -1 met "object of type 'int' has no len()"
+    import copy
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    optimizer = BlockOptimizer(model)
+    (model(torch.randn(8, 4)) ** 2).mean().backward()
+    optimizer.step()
+    saved = copy.deepcopy(optimizer.state_dict())
+    BlockOptimizer(model).load_state_dict(copy.deepcopy(saved))
+    saved["schedule"][key] = value
+    with pytest.raises(ValueError, match=rf"state_dict\['schedule'\]\['{key}'\] must be a list of lists"):
+        BlockOptimizer(model).load_state_dict(saved)
