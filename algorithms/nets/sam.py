@@ -430,6 +430,10 @@ class SAM(torch.optim.Optimizer):
         silence."""
         self._refuse_edited_defaults()
         for index, group in enumerate(self.param_groups):
+            missing = sorted(str(k) for k in {"params", *self._keywords()} if k not in group)
+            if missing:     # a group appended to param_groups by hand met a bare KeyError ('rho')
+                raise ValueError(f"SAM: param_groups[{index}] lacks the key(s) {missing}; add a group with "
+                                 f"add_param_group, which fills in the defaults")
             try:
                 for key in ("lr", "rho"):
                     value = group[key]

@@ -271,3 +271,22 @@ def test_sam_shared_containers_are_fixed_after_construction(name, value):
         setattr(sam, name, value)
     sam.base_optimizer = sam.base_optimizer     # the same object: nothing changes
     sam.param_groups = sam.base_optimizer.param_groups
+
+
+@pytest.mark.parametrize("base", [torch.optim.SGD, torch.optim.Adam])
+def test_sam_group_appended_without_its_keys_is_named(base):
+    # red20c: a group appended to param_groups by hand met a bare KeyError ('rho') at the step
+    from algorithms.nets import SAM
+
+    first, second = torch.nn.Linear(3, 3), torch.nn.Linear(3, 1)
+    sam = SAM(first.parameters(), base, lr=0.1)
+    sam.param_groups.append({"params": list(second.parameters()), "lr": 0.1})
+
+    def closure():
+        sam.zero_grad()
+        loss = second(first(torch.ones(2, 3))).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(ValueError, match=r"param_groups\[1\] lacks the key\(s\) \[.*'rho'"):
+        sam.step(closure)
