@@ -393,6 +393,10 @@ class BlockOptimizer(torch.optim.Optimizer):
             elif not name.startswith("_") and name not in self.__dict__ and not hasattr(type(self), name):
                 # o.switch_evry = 1 was stored and ignored
                 refuse_unknown_attribute(self, name, ("switch_every",))
+            elif name in ("defaults", "state", "param_groups") and value is not self.__dict__.get(name):
+                # torch's containers, read by every step: 'x' or [] met bare AttributeError/IndexError
+                raise ValueError(f"BlockOptimizer.{name} is fixed at construction (edit its entries, or "
+                                 f"build a new BlockOptimizer), got a {type(value).__name__}")
             elif name in ("order", "expansion", "seed", "base") and value is not self.__dict__.get(name) \
                     and value != self.__dict__.get(name):
                 raise ValueError(f"BlockOptimizer.{name} is fixed at construction "

@@ -308,3 +308,18 @@ def test_block_optimizer_load_names_a_layout_of_the_wrong_type(key, value):
     saved["schedule"][key] = value
     with pytest.raises(ValueError, match=rf"state_dict\['schedule'\]\['{key}'\] must be a list of lists"):
         BlockOptimizer(model).load_state_dict(saved)
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda model: BlockOptimizer(model), "defaults"), (lambda model: BlockOptimizer(model), "state"),
+    (lambda model: BlockOptimizer(model), "param_groups"),
+    *[(lambda model, cls=cls: getattr(__import__("algorithms.optimizers", fromlist=[cls]), cls)(
+        model.parameters(), lr=0.1), "defaults") for cls in ("Muon", "Shampoo", "SOAP")],
+])
+def test_optimizer_containers_replaced_after_construction_are_named(make, name):
+    # red20c: defaults = 'x' met "'str' object has no attribute 'get'"; BlockOptimizer's state = 'x' and
+    # param_groups = [] met bare AttributeError / IndexError at the step
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    optimizer = make(model)
+    with pytest.raises(ValueError, match=rf"\.{name} is fixed at construction"):
+        setattr(optimizer, name, "x" if name != "param_groups" else [])
