@@ -692,6 +692,11 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if value.numel() and float(value.abs().max()) > WORKING_MAX:     # 1e39 stepped ~1e38 weights
                 raise ValueError(f"{where}: it has an entry of magnitude {float(value.abs().max()):.3g}, "
                                  f"past the working range (<= {WORKING_MAX:.5g})")
+            self._check_entry_structure(key, value, where)
+
+    def _check_entry_structure(self, key: str, value: torch.Tensor, where: str) -> None:
+        """A subclass's structural invariant of a state entry edited in place (a preconditioner root
+        positive definite, a rotation basis orthonormal); none by default."""
 
     def _check_step_hyperparameters(self) -> None:
         """``lr`` and ``weight_decay`` of every group as they are now: an LR scheduler or a user edits

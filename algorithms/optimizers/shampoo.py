@@ -164,6 +164,18 @@ class Shampoo(MatrixOptimizer):
         grafted = {**state, "exp_avg_sq": tuple(p.shape)}
         return [grafted] if group["grafting"] == "adam" else [state, grafted]
 
+    def _check_entry_structure(self, key: str, value: torch.Tensor, where: str) -> None:
+        """The statistics L, R are Gram sums (diagonal >= 0) and their inverse roots positive definite
+        (diagonal > 0): a root negated in place turned the step into ascent, one zeroed moved nothing, in
+        silence (red20c)."""
+        if key in ("left", "right", "left_root", "right_root"):
+            diagonal = torch.diagonal(value, dim1=-2, dim2=-1)
+            root = key.endswith("_root")
+            if not bool((diagonal > 0).all() if root else (diagonal >= 0).all()):
+                rule = "> 0 (an inverse root is positive definite)" if root else ">= 0 (a sum of G Gᵀ)"
+                raise ValueError(f"{where}: its diagonal must be {rule}, got an entry "
+                                 f"{float(diagonal.min()):.3g}; reload a saved state_dict")
+
     def _init_matrix_state(self, p: torch.Tensor, group: dict[str, Any], dtype: torch.dtype) -> dict:
         rows, cols, down, across = tile_shape(p.shape, group["block_size"])
         n_tiles = down * across

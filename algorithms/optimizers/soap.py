@@ -146,6 +146,22 @@ class SOAP(MatrixOptimizer):
                 state[side] = state["basis_" + side] = (n_tiles, size, size)
         return [state]
 
+    def _check_entry_structure(self, key: str, value: torch.Tensor, where: str) -> None:
+        """The statistics L, R are Gram sums (diagonal >= 0) and the bases orthonormal (unit columns, to 1e-3:
+        eigh's float32 columns are unit to ~1e-6): a basis zeroed in place moved nothing, in silence
+        (red20c)."""
+        if key in ("left", "right"):
+            diagonal = torch.diagonal(value, dim1=-2, dim2=-1)
+            if not bool((diagonal >= 0).all()):
+                raise ValueError(f"{where}: its diagonal must be >= 0 (a sum of G Gᵀ), got an entry "
+                                 f"{float(diagonal.min()):.3g}; reload a saved state_dict")
+        elif key in ("basis_left", "basis_right"):
+            norms = torch.linalg.vector_norm(value, dim=-2)
+            if not bool(((norms - 1).abs() <= 1e-3).all()):
+                worst = float(norms.flatten()[(norms - 1).abs().flatten().argmax()])
+                raise ValueError(f"{where}: it must be orthonormal (an eigenbasis), got a column of norm "
+                                 f"{worst:.3g}; reload a saved state_dict")
+
     def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
         if p.ndim != 2:
             return adamw_direction(grad, state, group["betas"], group["eps"]), group["lr"]

@@ -341,3 +341,24 @@ def test_large_gradient_threshold_holds_for_float64(name, dtype, entry, skipped)
     optimizer.step()
     assert optimizer.skipped_steps == skipped
     assert torch.equal(weight.detach(), torch.ones_like(weight)) == bool(skipped)
+
+
+@pytest.mark.parametrize("name, key, edit", [
+    ("Shampoo", "left_root", "neg_"), ("Shampoo", "right_root", "zero_"), ("Shampoo", "left", "neg_"),
+    ("SOAP", "basis_left", "zero_"), ("SOAP", "basis_right", "zero_"), ("SOAP", "right", "neg_"),
+])
+def test_preconditioner_state_edited_in_place_is_named(name, key, edit):
+    # red20c: Shampoo's inverse root negated turned the step into ascent, zeroed moved nothing; SOAP's basis
+    # zeroed moved nothing; all in silence
+    import algorithms.optimizers as optimizers
+
+    torch.manual_seed(0)
+    weight = torch.nn.Parameter(torch.randn(4, 4))
+    optimizer = getattr(optimizers, name)([weight], lr=0.01)
+    for _ in range(3):
+        weight.grad = torch.randn(4, 4)
+        optimizer.step()
+    getattr(optimizer.state[weight][key], edit)()
+    weight.grad = torch.randn(4, 4)
+    with pytest.raises(ValueError, match=rf"\['{key}'\] was changed after the last step"):
+        optimizer.step()
