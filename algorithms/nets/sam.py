@@ -165,6 +165,9 @@ def _check_params(params: list[Any]) -> None:
         if p.device.type == "meta":
             raise ValueError(f"params must hold data, got a tensor on the meta device at position {i} of the "
                              "parameter group")
+        if not p.is_leaf:   # appended by hand: carried and never stepped (red20c)
+            raise ValueError(f"params must be leaf tensors (a non-leaf tensor, the result of an operation, "
+                             f"at position {i} of the parameter group; torch's add_param_group refuses it)")
 
 
 def _check_distinct(groups: list[dict[str, Any]]) -> None:

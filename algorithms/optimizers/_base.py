@@ -947,6 +947,10 @@ def check_params_lists(owner: str, param_groups: Any) -> None:
                 f"{type(params).__name__} {params!r:.40}"
             raise TypeError(f"{owner}: param_groups[{index}]['params'] must be a list of tensors (the "
                             f"parameters), got {what}")
+        if not all(p.is_leaf for p in params):     # appended by hand: carried and never stepped (red20c)
+            raise ValueError(f"{owner}: param_groups[{index}]['params'] holds a non-leaf tensor (the result "
+                             f"of an operation), which no step can update; torch's add_param_group refuses "
+                             f"it")
 
 
 def check_state_finite(owner: str, optimizer: torch.optim.Optimizer, *, allow_inf: bool = False) -> None:

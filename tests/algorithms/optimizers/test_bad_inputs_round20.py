@@ -362,3 +362,16 @@ def test_preconditioner_state_edited_in_place_is_named(name, key, edit):
     weight.grad = torch.randn(4, 4)
     with pytest.raises(ValueError, match=rf"\['{key}'\] was changed after the last step"):
         optimizer.step()
+
+
+@pytest.mark.parametrize("name", ["Muon", "Shampoo", "SOAP"])
+def test_non_leaf_tensor_appended_to_a_group_is_named(name):
+    # red20c: a non-leaf tensor appended to a group's params was carried and never stepped, in silence
+    import algorithms.optimizers as optimizers
+
+    weight = torch.nn.Parameter(torch.randn(4, 4))
+    optimizer = getattr(optimizers, name)([weight], lr=0.1)
+    optimizer.param_groups[0]["params"].append(weight * 2)
+    weight.grad = torch.randn(4, 4)
+    with pytest.raises(ValueError, match=r"holds a non-leaf tensor"):
+        optimizer.step()
