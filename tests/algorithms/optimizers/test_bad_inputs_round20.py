@@ -375,3 +375,13 @@ def test_non_leaf_tensor_appended_to_a_group_is_named(name):
     weight.grad = torch.randn(4, 4)
     with pytest.raises(ValueError, match=r"holds a non-leaf tensor"):
         optimizer.step()
+
+
+@pytest.mark.parametrize("name", ["Muon", "Shampoo", "SOAP"])
+def test_param_groups_replaced_by_an_empty_list_is_named(name):
+    # lead, round 20: param_groups = [] was taken, and every later step moved nothing, in silence
+    import algorithms.optimizers as optimizers
+
+    optimizer = getattr(optimizers, name)([torch.nn.Parameter(torch.randn(4, 4))], lr=0.1)
+    with pytest.raises(ValueError, match=r"param_groups is fixed at construction"):
+        optimizer.param_groups = []
