@@ -35,6 +35,7 @@ from algorithms._validation import (
     check_count,
     check_finite_data,
     check_fits_memory,
+    check_float_dtype,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -143,7 +144,7 @@ class SingleLocationProblem(Problem):
     directions (u*, v*), ``u0``/``v0`` optional unit starting vectors (norm 1 within their precision's
     rounding, max(1e-6, 10·√d·eps) for float32/float64, else refused by name; None: drawn uniformly on the
     sphere from the solve seed; stored as tuples of floats, a copy of what was passed), ``dtype`` float64 or
-    float32.
+    float32 (``np.float64``, ``np.dtype("float64")`` or the string ``"float64"``; stored as the numpy type).
 
     >>> p = SingleLocationProblem(d=8, L=4, gamma=0.6)
     >>> round(p.signal_scale, 3), round(p.alpha, 4)
@@ -185,10 +186,10 @@ class SingleLocationProblem(Problem):
         object.__setattr__(self, "n_samples", check_count("n_samples", self.n_samples, 1))
         # stored as the int check_seed returns: torch's manual_seed refuses numpy integers
         object.__setattr__(self, "oracle_seed", check_seed(self.oracle_seed, "oracle_seed"))
-        if not isinstance(self.dtype, type | np.dtype) or self.dtype not in (np.float32, np.float64):
-            raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")
-        # np.dtype("float32") passed the check: stored as the type, so equal problems compare and repr alike
-        object.__setattr__(self, "dtype", np.float32 if self.dtype == np.float32 else np.float64)
+        # the shared check: "float32" (a string, as the other families take it) was refused here
+        dtype = check_float_dtype(self.dtype)
+        # stored as the type, so equal problems compare and repr alike
+        object.__setattr__(self, "dtype", np.float32 if dtype == np.float32 else np.float64)
         for name in ("u0", "v0"):
             if getattr(self, name) is not None:
                 # kept as a tuple of floats, not the caller's array: an edit of that array after construction

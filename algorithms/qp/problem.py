@@ -136,7 +136,7 @@ class QP(Problem):
 
     ``P`` (n×n, symmetric: ``max|P − Pᵀ| <= 1e-8·max|P|``, relative, else refused naming P; positive
     semidefinite: smallest eigenvalue ``>= -1e-10·max|P|``, or
-    ``-1.2e-5·max|P|`` when every input is float32: float32's rounding; relative, whatever P's units),
+    ``-1.2e-5·max|P|`` when ``dtype`` is float32: float32's rounding; relative, whatever P's units),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
@@ -146,10 +146,12 @@ class QP(Problem):
     ``x_i ≤ ub_i`` (finite ub) appended to ``G`` in that order, a fixed variable (``lb_i = ub_i``) as the
     row ``x_i = lb_i`` appended to ``A`` (:meth:`with_box_rows`). The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
-    (float32 when every input is float32), and solvers return ``x`` in it. The stored arrays are the QP's
-    own copies (a later edit of the caller's array changes nothing) and read-only, as every problem's: a
-    write such as ``qp.P[0, 0] = 2.0`` (or into q, G, h, A, b, lb, ub, a sparse matrix's ``data``) fails in
-    that statement with numpy's "assignment destination is read-only"; build a new QP instead.
+    (float32 when every one given of P, q, G, h, A, b is float32, dense or sparse, numpy or torch; the
+    bounds lb/ub do not count: a float64 ``lb`` keeps a float32 QP float32), and solvers return ``x`` in
+    it. The stored arrays are the QP's own copies (a later edit of the caller's array changes nothing) and
+    read-only, as every problem's: a write such as ``qp.P[0, 0] = 2.0`` (or into q, G, h, A, b, lb, ub, a
+    sparse matrix's ``data``) fails in that statement with numpy's "assignment destination is read-only";
+    build a new QP instead.
 
     >>> import numpy as np
     >>> qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
