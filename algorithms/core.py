@@ -158,6 +158,14 @@ class RetCode(enum.StrEnum):
         return self is RetCode.Success
 
 
+def _refuse_on_bare_base(obj: Any, base: type, name: str) -> None:
+    """A bare ``Problem()`` or ``Algorithm()`` (the abstract base itself) has no field: any name set on it is
+    a misspelt one (``Algorithm().seeed = 0.5`` was stored: heldout22). Subclasses are untouched (their
+    frozen dataclasses refuse assignment themselves; a user's plain subclass stays open)."""
+    if type(obj) is base:
+        refuse_unknown_attribute(obj, name, ())
+
+
 class _KeepsBuiltFields(type):
     """Metaclass of :class:`Problem` and :class:`Algorithm`: when construction (the dataclass ``__init__`` and
     its checks) has finished, each field's object is recorded (:func:`remember_validated`), so :func:`solve`
@@ -199,6 +207,10 @@ class Problem(metaclass=_KeepsBuiltFields):
     A problem built by a factory marked :func:`rebuilt_by_factory` (its callables are closures over the
     factory's data, which pickle cannot store) pickles and copies as that factory call.
     """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _refuse_on_bare_base(self, Problem, name)
+        object.__setattr__(self, name, value)
 
     def _check_unchanged(self) -> None:
         """Called by :func:`solve` before each run: a family whose checked data cannot be made read-only
@@ -255,6 +267,10 @@ class Algorithm(metaclass=_KeepsBuiltFields):
         doc = cls.__dict__.get("__doc__")
         if doc:  # the docstring is the contract users read: the flag follows it (none: inherited)
             cls.one_pass = ONE_PASS_WORDS in doc
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _refuse_on_bare_base(self, Algorithm, name)
+        object.__setattr__(self, name, value)
 
     def runs_in_one_pass(self, problem: Any) -> bool:
         """Whether this method solves ``problem`` in one pass (core's callback rule); ``one_pass`` unless

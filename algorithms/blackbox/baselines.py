@@ -19,7 +19,10 @@ thing as for DesignX, and no baseline ever evaluates past the budget.
 * :class:`RandomSearch`: uniform samples in batches of ``batch``.
 
 Retcodes as everywhere in the family: ``MaxIters`` when the budget (or ``maxiters``) ends,
-``Success`` only if the problem's ``target`` is reached, ``Diverged`` if no finite value was seen.
+``Success`` only if the problem's ``target`` is reached, ``Diverged`` only if no finite value was seen: a
+NaN or inf value of ``f``, at any call (part-way through a run too), is a failed evaluation counted as +inf
+and in ``stats.nonfinite``, and the run goes on (the family's rule,
+:class:`~algorithms.blackbox.problem.BlackBoxProblem`).
 Solve options: ``maxiters`` caps the generations (batches); ``tol`` is accepted (checked by ``solve``)
 and not used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed`` seeds every
 draw, and ``seed=None`` draws fresh OS entropy (another run each time).
@@ -96,7 +99,10 @@ class ScipyDE(Algorithm):
 
     ``popsize`` an int >= 1 (a solve refuses, naming it, a population of popsize·d points whose arrays
     exceed this machine's memory); ``mutation`` in [0, 2) or a pair lo <= hi in it; ``recombination``
-    in [0, 1]. Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy)."""
+    in [0, 1]. Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy).
+    A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed
+    evaluation (+inf, counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
+    :class:`~algorithms.blackbox.problem.BlackBoxProblem`."""
 
     strategy: str = "best1bin"
     popsize: int = 15
@@ -206,7 +212,10 @@ class CMAES(Algorithm):
 
     ``sigma0`` a float in [1.18e-38, 10] (0 and subnormals refused); ``popsize`` None or an int >= 2 (a
     solve refuses, naming it, a population whose arrays exceed this machine's memory: 10**9 hung inside
-    pycma). Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy)."""
+    pycma). Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy).
+    A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed
+    evaluation (+inf, counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
+    :class:`~algorithms.blackbox.problem.BlackBoxProblem`."""
 
     sigma0: float = 0.25
     popsize: int | None = None
@@ -332,6 +341,9 @@ class PSO(Algorithm):
     ablation; a subnormal such as 1e-320 acts as 0); ``swarm`` an int in [2, 2**31 - 1] (a swarm larger
     than the budget is cut to the budget). Solve options as in the module docstring (``tol`` unused,
     ``seed=None`` OS entropy).
+    A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed
+    evaluation (+inf, counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
+    :class:`~algorithms.blackbox.problem.BlackBoxProblem`.
     """
 
     w: float = 0.7298
@@ -380,7 +392,9 @@ class _Sized:
 class RandomSearch(Algorithm):
     """Uniform random search in batches of ``batch`` points (an int in [1, 2**31 - 1]; a batch is cut to the
     evaluations left). Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS
-    entropy)."""
+    entropy). A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed
+    evaluation (+inf, counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
+    :class:`~algorithms.blackbox.problem.BlackBoxProblem`."""
 
     batch: int = 100
 

@@ -12,7 +12,9 @@ the best-so-far (the paper's reward is the same ratio on f itself, see the note)
 
 Retcodes as for :class:`~algorithms.blackbox.modular.ModularOptimizer`: ``MaxIters`` when the
 budget (or ``maxiters`` generations) ends, ``Success`` only when the problem's ``target`` is
-reached, ``Diverged`` if no finite value was ever seen.
+reached, ``Diverged`` only if no finite value was ever seen (a NaN or inf value of ``f``, part-way
+through a run too, is a failed evaluation counted as +inf: the family's rule, stated in
+:class:`~algorithms.blackbox.problem.BlackBoxProblem`).
 
 References
 ----------
@@ -389,6 +391,9 @@ class DesignX(Algorithm):
     Solve options: ``maxiters`` caps the generations; ``tol`` is accepted (checked by ``solve``) and not
     used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None`` draws the feature
     sample and the run from fresh OS entropy (the agents' sampling generator from 0).
+    A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed evaluation (+inf,
+    counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
+    :class:`~algorithms.blackbox.problem.BlackBoxProblem`.
     """
 
     checkpoint: Any = None

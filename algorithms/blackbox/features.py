@@ -135,7 +135,10 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
     Dt = D[np.ix_(top, top)][np.triu_indices(len(top), 1)]
     dispersion = float(Dt.mean() / max(D[iu].mean(), 1e-300) - 1.0)
     dist_best = D[int(np.argmin(z))]
-    fdc = float(np.corrcoef(z, dist_best)[0, 1]) if dist_best.std() > 0 else 0.0
+    # a spread rounding to 0 inside corrcoef (one finite value among failed evaluations) gave numpy's
+    # RuntimeWarning; its NaN is read as 0 below
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fdc = float(np.corrcoef(z, dist_best)[0, 1]) if dist_best.std() > 0 else 0.0
     Dn = D + np.diag(np.full(n, np.inf))
     nn = Dn.min(1).mean()
     better = z[None, :] < z[:, None]

@@ -27,7 +27,9 @@ criterion the method can certify), or when the callback asks (``Terminated``). T
 every evaluated batch, the last one too: a run whose initial population already spends the budget
 or reaches the target records it as iteration 1 (see :func:`record_last_batch`); a callback returning
 True at any record, the last one included, ends the run ``Terminated``. A run that never
-saw a finite objective value is ``Diverged``. ``stats.f_calls`` is the exact number of objective
+saw a finite objective value is ``Diverged``; a NaN or inf value of ``f`` (part-way through a run too) is a
+failed evaluation, treated as +inf, and the run goes on (the family's rule, stated in
+:class:`~algorithms.blackbox.problem.BlackBoxProblem`). ``stats.f_calls`` is the exact number of objective
 evaluations, ``stats.nonfinite`` the number of non-finite values (each treated as +inf).
 
 References
@@ -250,6 +252,9 @@ class ModularOptimizer(Algorithm):
     Solve options: ``maxiters`` caps the generations; ``tol`` is accepted (checked by ``solve``) and not
     used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None`` draws fresh OS
     entropy (another run each time).
+    A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed evaluation (+inf,
+    counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
+    :class:`~algorithms.blackbox.problem.BlackBoxProblem`.
     """
 
     workflow: tuple[str, ...]

@@ -100,6 +100,14 @@ class BlackBoxProblem(Problem):
     minimizer passes; f in units of 1e-10 with optimum = 1e-10 beside a value 5e-11 does not), shows it is
     not the minimum: the :class:`Evaluator` (so every solve) raises ``ValueError`` naming ``optimum`` there.
 
+    Non-finite values of ``f`` (the family's rule, which replaces the README's general "a non-finite value
+    ends the run ``Diverged``", as the README's retcode table states): a NaN, +inf or -inf that ``f``
+    returns, at its first call or part-way through a run, is a FAILED EVALUATION, counted as +inf (the
+    worst value) and in ``stats.nonfinite``; the run goes on from its other points and ends ``MaxIters``
+    (budget or ``maxiters`` spent) or ``Success`` (``target`` reached) at the best finite point it saw, and
+    ``Diverged`` (x and value NaN) only when no value of the run was finite. An exception that ``f``
+    raises is not a failed evaluation: it ends the solve, raised naming ``f``.
+
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100)
     >>> p.dim, p.budget

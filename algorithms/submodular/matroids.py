@@ -231,6 +231,11 @@ class Matroid(_Sealed):
     #: ``None``: every element; otherwise the frozenset of the ground set
     ground: frozenset | None = None
 
+    def __init__(self) -> None:
+        # a bare Matroid() is sealed as the built-in matroids are (m.seeed = 0.5 was stored: heldout22); a
+        # user's subclass stays open, whether or not its __init__ calls this one
+        self._seal(Matroid)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every subclass's ``is_independent`` takes its ``subset`` through :func:`as_subset` (a frozenset
         is passed as it is): None, a number or a str met ``len()``'s or iteration's own TypeError; and, with
