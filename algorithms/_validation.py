@@ -617,6 +617,15 @@ def refuse_unknown_attribute(obj: Any, name: str, known: Any) -> None:
                                 f"ignored); its settable parameters are {sorted(known)}")
 
 
+def refuse_replaced(kind: str, name: str, value: Any, fixed: Any, hint: str) -> None:
+    """A container an object built and reads at every use (torch's ``defaults``, ``state`` and
+    ``param_groups``, SAM's base optimizer) cannot be replaced after construction: ``param_groups = []``
+    stepped nothing in silence, ``defaults = 'x'`` met a bare AttributeError at the step. Its entries stay
+    editable; ``hint`` says how to change it instead."""
+    if value is not fixed:
+        raise ValueError(f"{kind}.{name} is fixed at construction ({hint}), got a {type(value).__name__}")
+
+
 def same_setting(saved: Any, own: Any) -> bool:
     """A hyperparameter saved in a checkpoint (a resumed training's optimizer group) equal to the training's
     own: tuples and lists alike, bools/None/strings by type and value, numbers by value (NaN never)."""

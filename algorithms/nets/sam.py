@@ -61,6 +61,7 @@ from algorithms._validation import (
     check_seed,
     checked_fields,
     clone_tensors,
+    refuse_replaced,
     refuse_unknown_attribute,
     reseal_state,
     revalidate_if_reassigned,
@@ -313,11 +314,10 @@ class SAM(torch.optim.Optimizer):
         replaced base_optimizer stepped at its own lr, or another model's parameters, in silence)."""
         if "_built" in self.__dict__:
             refuse_unknown_attribute(self, name, ())
-            fixed = self.__dict__.get(name) if name != "param_groups" else self.base_optimizer.param_groups
-            if name in ("base_optimizer", "defaults", "state", "param_groups") and value is not fixed:
-                raise ValueError(f"SAM.{name} is fixed at construction (it is shared with the base optimizer "
-                                 f"SAM built); edit the entries of param_groups, or build a new SAM, instead "
-                                 f"of assigning a {type(value).__name__}")
+            if name in ("base_optimizer", "defaults", "state", "param_groups"):
+                own = self.base_optimizer.param_groups if name == "param_groups" else self.__dict__.get(name)
+                refuse_replaced("SAM", name, value, own, "it is shared with the base optimizer SAM built; "
+                                "edit the entries of param_groups, or build a new SAM")
         super().__setattr__(name, value)
 
     def _check_group_keys(self, group: dict[str, Any], where: str) -> None:

@@ -37,6 +37,7 @@ from algorithms._validation import (
     check_optimizer_state,
     check_positive,
     clone_tensors,
+    refuse_replaced,
     refuse_unknown_attribute,
 )
 
@@ -398,14 +399,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
                     and name not in self._PICKLED and not hasattr(type(self), name):
                 # opt.lrr = 0.1 (meant for a group) was stored and ignored
                 refuse_unknown_attribute(self, name, ("on_nonfinite", "skipped_steps"))
-            elif "_built" in self.__dict__ and name in ("defaults", "state", "param_groups") \
-                    and value is not self.__dict__.get(name):
-                # defaults = 'x' met a bare AttributeError at the step ('str' object has no attribute 'get');
-                # param_groups = [] stepped nothing in silence (load_state_dict replaces them through
-                # __setstate__, not here)
-                raise ValueError(f"{type(self).__name__}.{name} is fixed at construction (edit its "
-                                 f"entries, load a state_dict, or build a new optimizer), got a "
-                                 f"{type(value).__name__}")
+            elif "_built" in self.__dict__ and name in ("defaults", "state", "param_groups"):
+                # load_state_dict replaces them through __setstate__, not here
+                refuse_replaced(type(self).__name__, name, value, self.__dict__.get(name),
+                                "edit its entries, load a state_dict, or build a new optimizer")
             elif name in self._FIXED_AFTER_INIT and value != self.__dict__.get(name, value):
                 raise ValueError(f"{type(self).__name__}.{name} is fixed at construction "
                                  f"({self.__dict__[name]!r}); build a new {type(self).__name__} for "

@@ -70,6 +70,7 @@ from algorithms._validation import (
     checked_fields,
     clone_tensors,
     is_choice,
+    refuse_replaced,
     refuse_unknown_attribute,
     revalidate_if_reassigned,
     step_needs_closure,
@@ -393,10 +394,9 @@ class BlockOptimizer(torch.optim.Optimizer):
             elif not name.startswith("_") and name not in self.__dict__ and not hasattr(type(self), name):
                 # o.switch_evry = 1 was stored and ignored
                 refuse_unknown_attribute(self, name, ("switch_every",))
-            elif name in ("defaults", "state", "param_groups") and value is not self.__dict__.get(name):
-                # torch's containers, read by every step: 'x' or [] met bare AttributeError/IndexError
-                raise ValueError(f"BlockOptimizer.{name} is fixed at construction (edit its entries, or "
-                                 f"build a new BlockOptimizer), got a {type(value).__name__}")
+            elif name in ("defaults", "state", "param_groups"):   # 'x' or []: bare AttributeError/IndexError
+                refuse_replaced("BlockOptimizer", name, value, self.__dict__.get(name),
+                                "edit its entries, or build a new BlockOptimizer")
             elif name in ("order", "expansion", "seed", "base") and value is not self.__dict__.get(name) \
                     and value != self.__dict__.get(name):
                 raise ValueError(f"BlockOptimizer.{name} is fixed at construction "
