@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import check_count, stable_norm
+from algorithms._validation import check_count, check_fits_memory, stable_norm
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -58,7 +58,11 @@ class _NonFiniteValue(Exception):
 @dataclass(frozen=True)
 class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``): an int in [1, 10**6]
-    (default 10; more is refused by name: scipy keeps two vectors of the problem's length per pair).
+    (default 10; more is refused by name: scipy keeps two vectors of the problem's length per pair). A run
+    stores at most one pair per iteration, so it keeps m = min(memory, maxiters) pairs (a larger memory
+    changes nothing); scipy's work arrays, 8·(11 m² + 2 m d) bytes for a problem of dimension d, must fit in
+    this machine's memory, else the solve raises ``ValueError`` naming memory (memory = 10**6 with
+    maxiters = 10**6 needs 88 TB).
 
     ``tol`` (in (0, 1); None, the default, is valid and means 1e-10): success when ``f − f* <= tol·S`` (f*
     known) or ``‖∇f‖ <= tol·G``
@@ -98,8 +102,17 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
 
     def gap_met(fx: float) -> bool:  # only where f's rounding at fx resolves gap_tol (an offset f = g + 1e12)
         return f_star is not None and problem.gap_resolved(fx, gap_tol) and fx - f_star <= gap_tol
-    monitor = IterationMonitor(options, total=maxiters, desc="L-BFGS-B")
     x0 = problem.x0.astype(np.float64)
+
+    def pairs(iterations: int) -> int:
+        """scipy's maxcor: at most one pair per iteration is stored, so more changes nothing but the size of
+        scipy's work arrays (11·m² floats: memory = 10**6 met numpy's MemoryError for 80 TiB)."""
+        m = max(1, min(algorithm.memory, iterations))
+        check_fits_memory("LBFGS", "memory", algorithm.memory, 8.0 * (11.0 * m * m + 2.0 * m * x0.size))
+        return m
+
+    pairs(maxiters)  # refused before the run starts (the callback's first record)
+    monitor = IterationMonitor(options, total=maxiters, desc="L-BFGS-B")
 
     def record(k, fx, x):
         gap = None if f_star is None else fx - f_star
@@ -163,7 +176,7 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         # at max|g| <= grad_tol with ‖g‖ above it ended Stalled, and a restart stopped at once)
         result = scipy.optimize.minimize(
             fun, start if identity else np.zeros_like(start), jac=jac, method="L-BFGS-B", callback=callback,
-            options={"maxiter": iterations, "maxcor": algorithm.memory, "ftol": 0.0,
+            options={"maxiter": iterations, "maxcor": pairs(iterations), "ftol": 0.0,
                      "gtol": grad_tol * (length / unit) / math.sqrt(x0.size),
                      "maxfun": max(15000, 20 * iterations)})
         x = point(result.x)

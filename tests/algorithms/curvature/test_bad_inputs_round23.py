@@ -1,0 +1,35 @@
+"""Round 23: docstring promises at their boundaries (curvature)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.curvature import LBFGS, squared_norm_residual
+
+A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("maxiters", [None, 1, 10_000])
+def test_lbfgs_memory_at_its_documented_maximum_runs(dtype, maxiters):
+    # "memory: an int in [1, 10**6]": 10**6 met numpy's MemoryError (scipy's 11·m² work array, 80 TiB); a run
+    # keeps min(memory, maxiters) pairs, so the documented maximum runs as a smaller one does
+    prob = squared_norm_residual(A.astype(dtype), np.ones(3, dtype))
+    big = solve(prob, LBFGS(memory=10**6), maxiters=maxiters)
+    small = solve(prob, LBFGS(memory=min(10**3 if maxiters is None else maxiters, 10**3)), maxiters=maxiters)
+    assert big.retcode == small.retcode
+    assert np.array_equal(big.x, small.x)
+
+
+@pytest.mark.parametrize("maxiters", [10**5, 10**6, 2**63 - 1])
+def test_lbfgs_memory_too_large_for_the_machine_is_refused_naming_memory(maxiters):
+    prob = squared_norm_residual(A, np.ones(3))
+    with pytest.raises(ValueError, match=r"memory=1000000 is too large"):
+        solve(prob, LBFGS(memory=10**6), maxiters=maxiters)
+
+
+def test_lbfgs_memory_past_its_maximum_is_refused():
+    with pytest.raises(ValueError, match=r"memory must be <= 1000000"):
+        LBFGS(memory=10**6 + 1)
