@@ -461,8 +461,9 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
     (f(S) = |S|² ran without one). Passing them is no proof.
 
     Its settings (``eps``, ``seed``, ``max_value``, ``monotone``, ``max_guess``, and the derived ``q``, ``c``)
-    and counters (``rebuilds``) cannot be set after construction: assigning one, or any other public
-    attribute, raises a TypeError naming it (build a new object for other settings).
+    and counters (``rebuilds``) cannot be set after construction: assigning one raises a TypeError naming
+    it (build a new object for other settings); any other public name (a misspelt ``epsilon = 0.1``) raises
+    the README's ``UnknownAttributeError`` (an AttributeError and a ValueError) naming it.
     """
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid, eps: float = 0.1,

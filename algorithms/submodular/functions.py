@@ -180,7 +180,8 @@ class _IndexFunction(_Sealed):
 
     Shared element check: every element of S is an int in [0, n). The ready-made functions are immutable
     once built (``f.n = 99`` or ``f.kernel[0, 0] = nan`` reached the queries unchecked): setting an
-    attribute is a TypeError naming it, and their arrays are read-only; a user's subclass is not sealed."""
+    attribute they have is a TypeError naming it (one they do not have: ``UnknownAttributeError``), and
+    their arrays are read-only; a user's subclass is not sealed."""
 
     n: int
     dtype: type

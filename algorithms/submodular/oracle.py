@@ -123,7 +123,8 @@ def check_matchoid(matchoid) -> Matchoid:
 
 class SealedAfterInit(_Sealed):
     """An object whose public attributes are fixed once ``__init__`` calls :meth:`_seal`: assigning or
-    deleting one raises a TypeError naming it (its settings were checked when it was built; a later write was
+    deleting one raises a TypeError naming it (a name it does not have:
+    ``UnknownAttributeError``; its settings were checked when it was built; a later write was
     used unchecked or ignored in silence). Private names (``_x``) stay the object's own working state."""
 
     _OWN_STATE = True
@@ -131,7 +132,8 @@ class SealedAfterInit(_Sealed):
 
 class CountingOracle(SealedAfterInit):
     """``f`` and the matchoid's independence oracles behind one counter. ``f``, ``matchoid`` and the counts
-    cannot be set after construction (a TypeError naming the attribute)."""
+    cannot be set after construction (a TypeError naming the attribute; a name it does not have, such as a
+    misspelt ``querys``, raises the README's ``UnknownAttributeError`` naming it)."""
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid) -> None:
         self._f = check_set_function(f)
