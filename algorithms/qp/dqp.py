@@ -85,6 +85,7 @@ from algorithms._validation import (
     check_square_symmetric,
     check_working_range,
     read_only,
+    refuse_unknown_attribute,
     remember_validated,
     revalidate_if_reassigned,
     to_float,
@@ -657,6 +658,8 @@ class KKTFactor:
         # set after construction: n = "3" met "can only concatenate str", singular = "no" or method = 3 were
         # kept and steered the solves (the factorization is what they describe)
         if self.__dict__.get("_built") and not name.startswith("_"):
+            # a misspelt name is the README's UnknownAttributeError (also a ValueError), not "fixed"
+            refuse_unknown_attribute(self, name, ())
             raise ValueError(f"{name} is fixed by the KKTFactor's factorization; build a new KKTFactor(P, C) "
                              f"instead, got {type(value).__name__} {value!r:.40}")
         super().__setattr__(name, value)
