@@ -58,7 +58,9 @@ Black-Box Quadratic Programming Solvers*. NeurIPS 2025 (arXiv:2410.06324).
 from __future__ import annotations
 
 import copy
+import decimal
 import math
+import numbers
 import pickle
 import re
 import warnings
@@ -249,7 +251,8 @@ class DQP(Algorithm):
         tolerance defaults); a mapping with str keys. Checked at construction (and for ``"auto"`` once the
         backend is chosen), each refusal naming the key: NaN anywhere; for an option whose name holds
         ``tol``, ``eps``, ``iter``, ``time`` or ``limit`` (a tolerance, iteration cap or time limit) a number
-        (a Python or numpy number, or a 0-d array or tensor: read as its number) that is finite and >= 0,
+        (a Python or numpy number, a Fraction or Decimal, or a 0-d array or tensor: read as its number, a
+        whole Fraction or Decimal as an int) that is finite and >= 0,
         an int at most 2**31 − 1 (a compiled backend's C int) and a float in the working range (0, or
         [1.18e-38, 3.4e38]); a key clarabel, piqp, highs or cvxopt does not know (their settings are
         listed), or a value osqp's, scs's or clarabel's typed settings refuse. A key another backend refuses
@@ -487,9 +490,21 @@ _NONNEGATIVE_OPTION = re.compile(r"tol|eps|iter|time|limit", re.IGNORECASE)
 
 def _plain_option(value: Any) -> Any:
     """A numpy scalar, 0-d array or 0-d tensor as its Python number (a 0-d NaN tolerance reached the backend
-    past the NaN check: osqp ended MaxIters, clarabel Success); anything else as given."""
+    past the NaN check: osqp ended MaxIters, clarabel Success), a Fraction or Decimal as its int (a whole
+    Fraction or Decimal) or float; anything else as given."""
     if isinstance(value, np.generic):
         return value.item()
+    # a Fraction or Decimal skipped the number checks (an int/float isinstance) and reached the backend:
+    # tol_gap_abs = Fraction(-1) or Decimal("NaN") ran to Success (red23a); read as the int or float it is
+    if isinstance(value, numbers.Rational) and not isinstance(value, int) and value.denominator == 1:
+        return int(value)
+    if isinstance(value, decimal.Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    if isinstance(value, numbers.Rational | decimal.Decimal) and not isinstance(value, int):
+        try:
+            return to_float(value)
+        except ValueError:  # a signalling NaN refuses float()
+            return math.nan
     if (isinstance(value, np.ndarray) or type(value).__module__.startswith("torch")) and \
             getattr(value, "shape", None) == () and hasattr(value, "item"):
         return value.item()

@@ -1,10 +1,14 @@
 """Round 23 of #43 in the qp family: docstring promises at their boundaries (class K)."""
 
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from algorithms import solve
 from algorithms.qp import DQP, QP
+from algorithms.qp.dqp import installed_backends
 
 
 @pytest.mark.parametrize("bounds", [{"lb": np.zeros(2)}, {"ub": np.ones(2)}, {"lb": [0.0, 0.0]}])
@@ -28,3 +32,32 @@ def test_a_misspelt_kkt_factor_attribute_is_an_unknown_attribute_error(name):
         setattr(factor, name, 1)
     with pytest.raises(ValueError, match="singular is fixed by the KKTFactor's factorization"):
         factor.singular = True
+
+
+
+@pytest.mark.parametrize("backend, key, value, words", [
+    ("clarabel", "tol_gap_abs", Fraction(-1), "must be a finite number >= 0"),
+    ("clarabel", "tol_gap_abs", Decimal("NaN"), "is NaN"),
+    ("clarabel", "tol_gap_abs", Decimal("sNaN"), "is NaN"),
+    ("clarabel", "time_limit", Fraction(-1), "must be a finite number >= 0"),
+    ("daqp", "time_limit", Fraction(-1), "must be a finite number >= 0"),
+    ("clarabel", "max_iter", Fraction(2**40), r"must be <= 2\*\*31 - 1"),
+    ("osqp", "rho", Decimal("NaN"), "is NaN"),
+    ("clarabel", "tol_gap_abs", Fraction(1, 10**50), "= 1e-50 is outside the package.s working range"),
+])
+def test_fraction_and_decimal_backend_options_meet_the_number_checks(backend, key, value, words):
+    # a Fraction or Decimal skipped the checks (an int/float isinstance) and reached the backend: a negative
+    # or NaN tolerance ran to Success, a negative time limit to MaxIters with x NaN (red23a)
+    if backend not in installed_backends():
+        pytest.skip(f"{backend} not installed")
+    with pytest.raises(ValueError, match=rf"backend_options\['{key}'\] {words}"):
+        DQP(backend=backend, backend_options={key: value})
+
+
+@pytest.mark.parametrize("key, value", [("tol_gap_abs", Fraction(1, 10**9)), ("tol_gap_abs", Decimal("1e-9")),
+                                        ("max_iter", Fraction(50)), ("max_iter", Decimal("50"))])
+def test_valid_fraction_and_decimal_backend_options_are_read_as_their_numbers(key, value):
+    qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=np.array([[1.0, 1.0]]), h=np.array([1.0]))
+    sol = solve(qp, DQP(backend="clarabel", backend_options={key: value}))
+    assert sol.retcode.name == "Success"
+    np.testing.assert_allclose(sol.x, [-1.0, 1.0], atol=1e-6)
