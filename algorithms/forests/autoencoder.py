@@ -69,6 +69,7 @@ from algorithms.forests.metrics import distortion
 from algorithms.forests.partition import (
     _FLOAT32_MAX,
     ForestPartition,
+    _trees_fingerprint,
     check_forest,
     forest_kernel,
     sample_in_boxes,
@@ -143,6 +144,83 @@ def _check_loaded_state(cls: type, state: Any) -> None:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
         raise ValueError(f"loaded state: seed_ must be an int in [0, 2**64) (as fit leaves it), got "
                          f"{seed!r:.40}")
+    _check_loaded_fit(state)
+
+
+#: the public names ``fit`` sets (``feature_names_in_`` for a DataFrame, ``relabeled_`` for "relabel" only)
+_FIT_NAMES = frozenset(_FITTED_ARRAYS) | {"n_features_in_", "categories_", "partition_", "forest_", "dmap_",
+                                          "seed_", "relabeled_"}
+
+
+def _refuse_loaded(name: str, what: str) -> None:
+    raise ValueError(f"loaded state: {name} {what} (as fit leaves it; a state edited after fit is refused: "
+                     f"fit again instead)")
+
+
+def _check_loaded_fit(state: dict) -> None:
+    """The fitted attributes of a loaded state consistent with each other, as ``fit`` leaves them (red23b: a
+    dropped ``_fitted_params_`` with another n_components, negated eigenvalues, low_ > high_, a leaf index
+    past the partition, scaled leaf weights, another fit's partition or dmap_ were all used in silence): the
+    derived arrays are recomputed from the partition, the diffusion map and the training leaves."""
+    unknown = sorted(str(k) for k in state if str(k).endswith("_") and not str(k).startswith("_")
+                     and k not in _FIT_NAMES)
+    if unknown:
+        _refuse_loaded(str(unknown), "are not attributes fit sets")
+    missing = sorted(set(_FITTED_ARRAYS) - {"feature_names_in_"} - set(state)
+                     | ({"_fitted_params_"} - set(state)))
+    if missing:
+        _refuse_loaded(str(missing), "are missing")
+    partition, dmap = state.get("partition_"), state.get("dmap_")
+    if not isinstance(partition, ForestPartition):
+        _refuse_loaded("partition_", f"must be a ForestPartition, got {type(partition).__name__}")
+    if not isinstance(dmap, DiffusionMap):
+        _refuse_loaded("dmap_", f"must be a DiffusionMap, got {type(dmap).__name__}")
+    try:  # partition_.forest's trees (a copy after pickling: compared by their splits)
+        same_forest = _trees_fingerprint(state.get("forest_")) == partition.__dict__.get("_trees_crc")
+    except (AttributeError, TypeError, ValueError):
+        same_forest = False
+    if not same_forest:
+        _refuse_loaded("forest_", "must be partition_.forest (its trees)")
+    params = state["_fitted_params_"]
+    if not isinstance(params, dict) or params.get("n_components") != dmap.embedding.shape[1] \
+            or params.get("t") != dmap.t:
+        _refuse_loaded("_fitted_params_", "must record the fit's settings (n_components and t of dmap_)")
+    arrays = {name: np.asarray(state[name]) for name in _FITTED_ARRAYS if name in state}
+    p = partition.n_features
+    n_features = state.get("n_features_in_")
+    if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features != p:
+        _refuse_loaded("n_features_in_", f"must be the partition's {p} features, got {n_features!r:.40}")
+    _same_as(arrays, "embedding_", dmap.embedding)
+    _same_as(arrays, "eigenvalues_", dmap.eigenvalues)
+    if arrays["train_leaves_"].shape != (dmap.n_samples, partition.n_trees) or \
+            arrays["train_leaves_"].max(initial=0) >= partition.n_leaves:
+        _refuse_loaded("train_leaves_", f"must be ({dmap.n_samples}, {partition.n_trees}) leaf ids below "
+                                        f"{partition.n_leaves}")
+    counts = np.bincount(arrays["train_leaves_"].ravel(), minlength=partition.n_leaves)
+    _same_as(arrays, "leaf_counts_", counts)
+    inverse = np.divide(1.0, dmap.eigenvalues, out=np.zeros_like(dmap.eigenvalues),
+                        where=dmap.eigenvalues > 1e-10)
+    sums = np.zeros((partition.n_leaves, dmap.embedding.shape[1]))
+    np.add.at(sums, arrays["train_leaves_"].ravel(), np.repeat(dmap.embedding, partition.n_trees, axis=0))
+    weights = np.divide(sums, counts[:, None], out=np.zeros_like(sums), where=counts[:, None] > 0) * inverse
+    _same_as(arrays, "leaf_weights_", weights)
+    for low, high in (("low_", "high_"), ("data_lower_", "data_upper_"), ("lower_", "upper_")):
+        if arrays[low].shape != arrays[high].shape or not np.all(arrays[low] <= arrays[high]):
+            _refuse_loaded(f"{low}/{high}", f"must satisfy {low} <= {high}")
+    if arrays["low_"].shape != (p,):
+        _refuse_loaded("low_", f"must have shape ({p},)")
+    _same_as(arrays, "lower_", np.clip(partition.lower, arrays["low_"], arrays["high_"]))
+    _same_as(arrays, "upper_", np.clip(partition.upper, arrays["low_"], arrays["high_"]))
+    categories = state.get("categories_", {})
+    names = arrays.get("feature_names_in_")
+    coded = np.array([str(c) in categories for c in names]) if state.get("_frame_fitted_") and names is not \
+        None else np.zeros(p, dtype=bool)
+    _same_as(arrays, "categorical_", coded)
+
+
+def _same_as(arrays: dict, name: str, expected: np.ndarray) -> None:
+    if arrays[name].shape != expected.shape or not np.array_equal(arrays[name], expected):
+        _refuse_loaded(name, "does not match the rest of the fit")
 
 
 class _FittedCategories(dict):
@@ -205,7 +283,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     (``UnknownAttributeError``, a ValueError), as ``set_params`` refuses it; so is a fitted attribute (one
     ending in ``_`` that ``fit`` set) replaced or deleted outside ``fit``, and its arrays are read-only. A
     pickled (or joblib) estimator is checked when loaded: its fitted arrays finite, its counts >= 0, ``seed_``
-    an int, no unknown public name; a state that fails is refused naming the attribute.
+    an int, no unknown public name (nor a fitted-looking one ``fit`` does not set), and the fitted attributes
+    consistent with one another as ``fit`` leaves them (the fit's recorded settings present, the embedding and
+    eigenvalues ``dmap_``'s, leaf ids, counts, weights and boxes those of ``partition_`` and the training
+    leaves, each low <= high); a state that fails is refused naming the attribute.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
     ``inverse_transform`` and ``score``: an invalid value is refused by name; ``n_components``, ``t``,
     ``forest`` (another one, or its parameters set), ``n_estimators`` (of the default forest),

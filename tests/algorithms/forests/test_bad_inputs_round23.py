@@ -1,0 +1,70 @@
+"""Round 23 of #43 in the forests family: a loaded RFAutoencoder state consistent as fit leaves it."""
+
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from algorithms.forests import RFAutoencoder
+
+X = np.random.default_rng(0).normal(size=(40, 4))
+
+
+@pytest.fixture(scope="module")
+def fits():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (RFAutoencoder(n_components=2, n_estimators=10, random_state=0).fit(X),
+                RFAutoencoder(n_components=2, n_estimators=10, random_state=1).fit(X))
+
+
+def _first_to(value, leaves):
+    out = np.array(leaves)
+    out.flat[0] = value
+    return out
+
+
+EDITS = {
+    "_fitted_params_": lambda s, o: (s.pop("_fitted_params_"), s.update(n_components=3, t=5)),
+    "eigenvalues_": lambda s, o: s.update(eigenvalues_=-s["eigenvalues_"]),
+    "low_/high_": lambda s, o: s.update(low_=s["high_"] + 1),
+    "data_lower_/data_upper_": lambda s, o: s.update(data_lower_=s["data_upper_"] + 1),
+    "lower_/upper_": lambda s, o: s.update(lower_=s["upper_"] + 1),
+    "train_leaves_": lambda s, o: s.update(train_leaves_=_first_to(10**6, s["train_leaves_"])),
+    "leaf_weights_": lambda s, o: s.update(leaf_weights_=s["leaf_weights_"] * 2),
+    "embedding_": lambda s, o: s.update(embedding_=s["embedding_"] * 5),
+    "leaf_counts_": lambda s, o: s.update(leaf_counts_=np.zeros_like(s["leaf_counts_"])),
+    "partition_": lambda s, o: s.update(partition_=o.partition_),
+    "forest_": lambda s, o: s.update(forest_=o.forest_),
+    "dmap_": lambda s, o: s.update(dmap_=None),
+    "categorical_": lambda s, o: s.update(categorical_=~s["categorical_"]),
+    "foo_": lambda s, o: s.update(foo_=1),
+    "n_features_in_": lambda s, o: s.update(n_features_in_=float("nan")),
+}
+WORDS = {"partition_": "forest_ must be partition_.forest", "dmap_": "dmap_ must be a DiffusionMap"}
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_an_inconsistent_loaded_state_is_refused_naming_the_attribute(fits, name):
+    # each was used in silence (another n_components than the embedding's, negated eigenvalues, scaled
+    # weights, another fit's partition...): the docstring's "checked when loaded" covered finiteness only
+    fitted, other = fits
+    state = dict(fitted.__getstate__())
+    EDITS[name](state, other)
+    new = RFAutoencoder.__new__(RFAutoencoder)
+    with pytest.raises(ValueError, match=rf"loaded state: .*({WORDS.get(name, name)})"):
+        new.__setstate__(state)
+
+
+@pytest.mark.parametrize("decoder", ["knn", "relabel"])
+def test_round_trips_of_valid_fits_still_load(decoder):
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": pd.Categorical(list("xyz") * 13 + ["x"])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for data, kwargs in ((X, {"random_state": np.random.RandomState(3), "t": 2}), (frame, {})):
+            fitted = RFAutoencoder(n_components=2, n_estimators=7, decoder=decoder, **kwargs).fit(data)
+            for loaded in (pickle.loads(pickle.dumps(fitted)), copy.deepcopy(fitted)):
+                np.testing.assert_array_equal(loaded.transform(data), fitted.transform(data))
