@@ -2,7 +2,10 @@
 
 ``scipy.optimize.minimize(f, x0, jac=∇f, method="L-BFGS-B")`` with memory ``m``; a callback
 stops it as soon as ``f − f* <= tol·S`` (when f* is known), so iteration counts compare with
-the other methods of the family. ``Solution.original`` is scipy's ``OptimizeResult``.
+the other methods of the family. ``Solution.original`` is scipy's ``OptimizeResult`` (of the last scipy
+run; where scipy did not run to its end, ``maxiters = 0``, a callback's stop at x0 or a NaN/inf f or ∇f
+that ends the run ``Diverged``, one built the same way: ``x``, ``fun``, ``nit``, ``success = False`` and a
+``message``).
 
 References
 ----------
@@ -124,7 +127,9 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         monitor.close()
         return Solution(x=problem.x0.copy(), value=problem.f0,
                         retcode=RetCode.MaxIters if maxiters == 0 else RetCode.Terminated, stats=stats,
-                        trace=monitor.trace)
+                        trace=monitor.trace,
+                        original=_unrun(x0, problem.f0, 0, "scipy not run: maxiters = 0" if maxiters == 0
+                                        else "stopped by the callback at x0"))
     state = {"k": 0, "terminated": False, "f_calls": 0, "grad_calls": 0}
     values: dict[bytes, float] = {}  # f at the last points evaluated (scipy reports f in its own units)
 
@@ -216,7 +221,8 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     except _NonFiniteValue as stop:  # Diverged, as every method of the family on a NaN f or ∇f
         stats.iterations, stats.f_calls, stats.grad_calls = state["k"], state["f_calls"], state["grad_calls"]
         return Solution(x=stop.x.astype(problem.dtype), value=math.nan, retcode=RetCode.Diverged, stats=stats,
-                        trace=monitor.trace)
+                        trace=monitor.trace, original=_unrun(stop.x, math.nan, state["k"],
+                                                             "f or grad returned NaN or inf at x: Diverged"))
     finally:
         monitor.close()
     g_end = problem.gradient(x) if np.all(np.isfinite(x)) else None
@@ -229,6 +235,12 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         retcode = RetCode.Diverged
     return Solution(x=x.astype(problem.dtype), value=fx, retcode=retcode, stats=stats,
                     trace=monitor.trace, original=result)
+
+
+def _unrun(x: np.ndarray, fun: float, nit: int, message: str) -> scipy.optimize.OptimizeResult:
+    """``original`` as the module promises, an OptimizeResult, where scipy did not run to its end."""
+    return scipy.optimize.OptimizeResult(x=np.array(x, dtype=np.float64), fun=fun, nit=nit, success=False,
+                                         status=-1, message=message)
 
 
 def _retcode(problem: CurvatureProblem, f_star: float | None, state: dict, fx: float, x: np.ndarray,

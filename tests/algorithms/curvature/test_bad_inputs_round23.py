@@ -33,3 +33,36 @@ def test_lbfgs_memory_too_large_for_the_machine_is_refused_naming_memory(maxiter
 def test_lbfgs_memory_past_its_maximum_is_refused():
     with pytest.raises(ValueError, match=r"memory must be <= 1000000"):
         LBFGS(memory=10**6 + 1)
+
+
+def _nan_after(k: int):
+    calls = [0]
+
+    def f(x):
+        calls[0] += 1
+        return float("nan") if calls[0] > k else float(x @ x)
+    return f
+
+
+@pytest.mark.parametrize("case", ["maxiters0", "stop_at_x0", "nan_f_midrun", "ordinary"])
+def test_lbfgs_original_is_an_optimize_result_on_every_path(case):
+    # the module docstring: "Solution.original is scipy's OptimizeResult"; it was None at maxiters = 0, a
+    # callback's stop at x0 and a Diverged run
+    import scipy.optimize
+
+    from algorithms.curvature import CurvatureProblem
+
+    prob = squared_norm_residual(A, np.ones(3))
+    kw: dict = {"maxiters": 50}
+    if case == "maxiters0":
+        kw = {"maxiters": 0}
+    elif case == "stop_at_x0":
+        kw["callback"] = lambda record: True
+    elif case == "nan_f_midrun":
+        prob = CurvatureProblem(_nan_after(3), lambda x: 2 * x, lambda x: 2 * np.eye(2), 0.0, np.ones(2))
+    sol = solve(prob, LBFGS(), **kw)
+    assert isinstance(sol.original, scipy.optimize.OptimizeResult)
+    assert np.array_equal(np.asarray(sol.original.x, dtype=sol.x.dtype), sol.x) or case == "ordinary"
+    expected = {"maxiters0": "MaxIters", "stop_at_x0": "Terminated", "nan_f_midrun": "Diverged",
+                "ordinary": "Success"}[case]
+    assert sol.retcode.name == expected
