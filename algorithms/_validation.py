@@ -10,6 +10,7 @@ import math
 import numbers
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -606,11 +607,25 @@ class UnknownAttributeError(AttributeError, ValueError):
     package's ``ValueError``."""
 
 
+def _constructing(obj: Any) -> bool:
+    """Whether an ``__init__`` of ``obj`` itself is running: a user's subclass of an exported class (a model,
+    an optimizer) sets its own attributes after ``super().__init__()`` fixed the names, and was refused
+    them. Only read on the refusal path (a frame walk)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is obj:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def refuse_unknown_attribute(obj: Any, name: str, known: Any) -> None:
     """Called from ``__setattr__`` once ``obj`` is built: a public name that is neither one of ``known``
     (its parameters), nor already set, nor a class attribute is refused by name. A misspelt parameter
     (``model.bta = 2.0``, ``ae.n_component = 3``) was stored as a new attribute and ignored in silence."""
     if name.startswith("_") or name in known or name in obj.__dict__ or hasattr(type(obj), name):
+        return
+    if _constructing(obj):  # a user's subclass setting its own attributes in its __init__, after ours
         return
     kind = type(obj).__name__
     raise UnknownAttributeError(f"{kind} takes no attribute {name!r} (a misspelt name would be stored and "

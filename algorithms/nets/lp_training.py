@@ -154,8 +154,20 @@ def count_active_neurons(v, w, *, tol: float = 0.0) -> int:
     if v.shape != w.shape:
         raise ValueError(f"v and w must have the same number of neurons, got {v.shape} and {w.shape}")
     tol = check_nonnegative("tol", tol)
-    u = np.abs(v * w)
-    return int(np.sum(u > tol))
+    return int(np.sum(_product_above(np.abs(v), np.abs(w), tol)))
+
+
+def _product_above(a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray:
+    """``a·b > tol`` for entries >= 0 without forming a·b: it underflowed to 0 (a = b = 1e-200 at tol = 0:
+    an active neuron not counted) or overflowed. Mantissas and exponents apart (``frexp``), compared at
+    ``tol``'s scale; near the boundary the exponents cancel and the comparison is the product's."""
+    if tol == 0:
+        return (a > 0) & (b > 0)
+    ma, ea = np.frexp(a)
+    mb, eb = np.frexp(b)
+    mt, et = np.frexp(tol)
+    scaled = np.ldexp(ma * mb, np.clip(ea.astype(np.int64) + eb - et, -2100, 2100).astype(np.int32))
+    return scaled > mt
 
 
 #: the largest |x| and |y| prune_network polishes (its least squares squares the residuals)

@@ -119,4 +119,10 @@ class LowRankExpansion(CheckedStateModule):
         check_device("x", x, self.V)
         check_finite_data("x", x)
         x = outside_inference(x)    # an inference-mode input: torch could not save it for backward
-        return self.linear(x) + (x @ self.V.T) @ self.U.T
+        low = (x @ self.V.T) @ self.U.T
+        if not bool(torch.isfinite(low).all()):
+            # the factored product overflowed (x Vᵀ past the dtype's top, near 3.4e38 in float32): with U = 0
+            # (at initialization) inf · 0 gave NaN where the wrapped layer is finite, breaking "the wrapped
+            # layer exactly"; through the merged weight it is (W + U V) x + b, inf only where that overflows
+            return torch.nn.functional.linear(x, self.merged_weight(), self.linear.bias)
+        return self.linear(x) + low

@@ -132,7 +132,9 @@ class Muon(MatrixOptimizer):
         that route by shape (``use_muon=None``), when there are at least two such matrices; with
         ``model.parameters()`` that is the output layer's weight (modules register in order).
         ``"muon"``: the paper's routing and ``torch.optim.Muon``'s, every matrix to Muon (use it
-        to reproduce torch's steps bit for bit, or to follow the paper; :meth:`Muon.paper`
+        to reproduce torch's steps bit for bit on float32 and float64 parameters (a bfloat16 or float16
+        parameter is stepped from float32 state and rounded once, where torch keeps its momentum in the
+        parameter's dtype: the steps then differ by that rounding), or to follow the paper; :meth:`Muon.paper`
         builds it). Decided at construction; groups added later never change it.
     on_nonfinite : "warn", "skip" or "raise"
         a step whose gradients hold NaN/±inf (or an entry above 1e15, 1e150 for float64 parameters:

@@ -232,7 +232,8 @@ class MinNormOG(Algorithm):
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
     ``lr`` 0 or at least 1.18e-38, at most 3.4e38 (a step size; 0: projections only); ``optimizer`` "sgd" or
     "adam". Each projection is :func:`orthogonal_gradient_step`'s, with its numerical-rank cut (gradient
-    directions at or below 1e-10 of the largest singular value count as zero).
+    directions at or below max(1e-10, max(k, d)·eps) of the largest singular value count as zero, k the
+    gradients, d the parameters, eps the dtype's machine epsilon: 2.2e-16 in float64, 1.2e-7 in float32).
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
     runs may differ).
     """

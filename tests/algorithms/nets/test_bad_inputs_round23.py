@@ -1,0 +1,56 @@
+"""Round 23 of issue #43 (nets): users' subclasses of the exported SAM and TwoLayerReLU."""
+
+import pytest
+import torch
+
+from algorithms._validation import UnknownAttributeError
+from algorithms.nets import SAM, TwoLayerReLU
+
+
+def _with_own_attribute(base: type) -> type:
+    class Own(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.extra = 2.0        # set after the base class fixed its names
+
+    return Own
+
+
+def test_a_users_sam_subclass_sets_its_own_attributes_and_steps():
+    # a subclass setting an attribute in its own __init__ was refused (UnknownAttributeError)
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = _with_own_attribute(SAM)([w], lr=0.1, rho=0.05)
+    assert opt.extra == 2.0
+
+    def closure():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    assert bool(torch.isfinite(w).all())
+    with pytest.raises(UnknownAttributeError, match="extraa"):
+        opt.extraa = 1.0
+
+
+def test_a_users_two_layer_subclass_sets_its_own_attributes():
+    net = _with_own_attribute(TwoLayerReLU)(3, 4)
+    assert net.extra == 2.0
+    assert net(torch.zeros(2, 3, dtype=next(net.parameters()).dtype)).shape[0] == 2
+    with pytest.raises(UnknownAttributeError, match="extraa"):
+        net.extraa = 1.0
+
+
+@pytest.mark.parametrize(("v", "w", "tol", "count"), [
+    ([1e-200], [1e-200], 0.0, 1),            # |v w| = 1e-400 > 0: the product underflowed to 0, not counted
+    ([1e-200, 0.0], [1e-200, 1.0], 1e-39, 0),
+    ([1e-160], [1e-160], 1e-39, 0),
+    ([1.0, 1e-9, 2.0], [1.0, 1.0, 0.0], 1e-6, 1),
+    ([3e38], [3e38], 3.4e38, 1),
+])
+def test_count_active_neurons_keeps_its_rule_where_the_product_underflows(v, w, tol, count):
+    # "Neurons with |v_k w_k| > tol": path_norm counted these from the factors, count_active_neurons did not
+    from algorithms.nets.lp_training import count_active_neurons
+
+    assert count_active_neurons(v, w, tol=tol) == count
