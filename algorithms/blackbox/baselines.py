@@ -23,11 +23,15 @@ Retcodes as everywhere in the family: ``MaxIters`` when the budget (or ``maxiter
 NaN or inf value of ``f``, at any call (part-way through a run too), is a failed evaluation counted as +inf
 and in ``stats.nonfinite``, and the run goes on (the family's rule,
 :class:`~algorithms.blackbox.problem.BlackBoxProblem`).
-Solve options: ``maxiters`` caps the generations (batches); ``tol`` is accepted (checked by ``solve``)
+Solve options: ``maxiters`` = k caps the generations after the initial population: ScipyDE, CMAES
+and PSO evaluate their initial population (CMAES: its x0) and at most k generations after it, RandomSearch
+at most k batches; ``maxiters=0`` returns the best point of the initial population (RandomSearch: of its
+first batch) with ``MaxIters``; ``tol`` is accepted (checked by ``solve``)
 and not used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed`` seeds every
 draw, and ``seed=None`` draws fresh OS entropy (another run each time).
-A ``callback`` sees every evaluated batch, the last one too, also when the budget is below one
-population (that batch is then iteration 1); True returned at any record, the last one included, ends
+A ``callback`` sees every evaluated batch, the last one too: one record per generation (iteration 1 also
+covers the initial population's evaluations), also when the budget is below one population (that batch is
+then iteration 1); True returned at any record, the last one included, ends
 the run ``Terminated``.
 
 References
@@ -415,22 +419,22 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
         while True:
             X = rng.uniform(lo, hi, (min(algorithm.batch, max(ev.remaining, 1)), problem.dim))
             ev(X)
-            capped = options.maxiters is not None and len(trace) >= options.maxiters
-            asked = False
-            if not capped:  # every batch an iteration, the last one too: the callback sees each
-                record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations,
-                          "best_value": ev.best_value}
-                trace.append(record)
-                asked = monitor.record(**record)
-            if asked:   # first: a True at the batch that spent the budget or met the target is Terminated too
-                stop = "callback"
+            if options.maxiters == 0:   # the first batch is the start (core: maxiters = 0 gives MaxIters)
+                stop = "maxiters"
                 break
-            if ev.target_reached() and options.maxiters != 0:   # maxiters = 0: the start, MaxIters (core)
+            # every batch an iteration, the last one too: the callback sees each (maxiters = k evaluated a
+            # (k + 1)-th batch that no record covered)
+            record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations, "best_value": ev.best_value}
+            trace.append(record)
+            if monitor.record(**record):   # first: a True at the batch that spent the budget or met the
+                stop = "callback"          # target is Terminated too
+                break
+            if ev.target_reached():
                 stop = "target"
                 break
-            if ev.exhausted and options.maxiters != 0:
+            if ev.exhausted:
                 break
-            if capped:
+            if options.maxiters is not None and len(trace) >= options.maxiters:
                 stop = "maxiters"
                 break
     finally:

@@ -278,8 +278,9 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     the :class:`HyperparameterController`; ``rng`` (a ``numpy.random.Generator``) draws the feature sample
     and the run, ``generator`` (a ``torch.Generator`` or None) the agents' samples; ``stochastic`` (bool)
     samples both agents' actions instead of taking the greedy ones; ``maxiters`` (int >= 0 or None) caps
-    the workflow's generations; ``monitor`` (an :class:`~algorithms.core.IterationMonitor` or None)
-    records the run; ``keep_grad`` (bool) keeps Agent 1's log-probability differentiable (training).
+    the workflow's generations after its initial population; ``monitor`` (an
+    :class:`~algorithms.core.IterationMonitor` or None) records the run; ``keep_grad`` (bool) keeps Agent 1's
+    log-probability differentiable (training).
     """
     stochastic = check_bool("stochastic", stochastic)
     keep_grad = check_bool("keep_grad", keep_grad)
@@ -388,9 +389,11 @@ class DesignX(Algorithm):
 
     ``checkpoint`` None or the path (str or Path) of an existing file written by :func:`save_agents`;
     ``stochastic`` a bool (True samples the workflow and the hyperparameters instead of their modes).
-    Solve options: ``maxiters`` caps the generations; ``tol`` is accepted (checked by ``solve``) and not
-    used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None`` draws the feature
-    sample and the run from fresh OS entropy (the agents' sampling generator from 0).
+    Solve options: ``maxiters`` caps the workflow's generations after its initial population
+    (``maxiters=0``: the feature sample and the initial population are evaluated and the best point of them
+    returned with ``MaxIters``; iteration 1's record also covers both); ``tol`` is accepted (checked by
+    ``solve``) and not used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None``
+    draws the feature sample and the run from fresh OS entropy (the agents' sampling generator from 0).
     A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed evaluation (+inf,
     counted in ``stats.nonfinite``), not a ``Diverged`` run: the family's rule, stated in
     :class:`~algorithms.blackbox.problem.BlackBoxProblem`.

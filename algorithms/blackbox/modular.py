@@ -22,9 +22,11 @@ each generation from the 9 progress features of :func:`progress_features`.
 
 Stopping and retcodes: the run stops when the evaluation budget is spent (``MaxIters``: the
 budget is the horizon of a budget-bounded black-box search), when ``maxiters`` generations
-are done (``MaxIters``), when the problem's ``target`` is reached (``Success``: the only
+after the initial population are done (``MaxIters``; ``maxiters=0`` returns the best point of the initial
+population), when the problem's ``target`` is reached (``Success``: the only
 criterion the method can certify), or when the callback asks (``Terminated``). The callback sees
-every evaluated batch, the last one too: a run whose initial population already spends the budget
+every evaluated batch, the last one too, one record per generation (iteration 1 also covers the initial
+population's evaluations): a run whose initial population already spends the budget
 or reaches the target records it as iteration 1 (see :func:`record_last_batch`); a callback returning
 True at any record, the last one included, ends the run ``Terminated``. A run that never
 saw a finite objective value is ``Diverged``; a NaN or inf value of ``f`` (part-way through a run too) is a
@@ -249,7 +251,8 @@ class ModularOptimizer(Algorithm):
     ``{name: value}``; missing entries take the defaults of ``CONFIG_SPACE``; each value a real number in
     its module's range there (e.g. DE's F1 in [0, 1], Cr in [0, 1], PSO's w in [0.2, 1]).
 
-    Solve options: ``maxiters`` caps the generations; ``tol`` is accepted (checked by ``solve``) and not
+    Solve options: ``maxiters`` caps the generations after the initial population (``maxiters=0``: the best
+    point of the initial population, ``MaxIters``); ``tol`` is accepted (checked by ``solve``) and not
     used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None`` draws fresh OS
     entropy (another run each time).
     A NaN or inf value of the problem's ``f`` (part-way through a run too) is a failed evaluation (+inf,

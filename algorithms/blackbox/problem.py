@@ -242,13 +242,15 @@ class Evaluator:
     """The only door to ``problem.f``: budget-capped, exactly counted, non-finite → ``+inf``.
 
     ``__call__(X)`` evaluates the rows of ``X`` (shape ``(n, d)``, points of the box: finite,
-    lower <= x <= upper) while budget remains and
+    lower <= x <= upper up to 1e-9 of the box's width per coordinate, a boundary handler's rounding; a row
+    further out is refused naming ``X``) while budget remains and
     returns ``n`` values (``+inf`` for rows beyond the budget and for non-finite objective values).
 
     Its state, public and checked when set (to reset a counter, say): ``problem`` a
     :class:`BlackBoxProblem`, ``evaluations`` and ``nonfinite`` ints >= 0, ``best_value`` and
     ``first_value`` real numbers (``+inf`` before any finite value; NaN refused), ``best_x`` None or a
-    finite point of ``problem.dim`` coordinates (kept as a read-only copy), ``history`` a list of
+    finite point of ``problem.dim`` coordinates in the box (with the same 1e-9 slack; kept as a read-only
+    copy), ``history`` a list of
     (evaluations, best value) pairs (read-only in place: assign a new list to change it), each count an
     int in [0, ``evaluations``] (set ``evaluations`` first), each best value a real number or +inf (NaN
     and -inf refused), counts non-decreasing and best values non-increasing along the list.

@@ -37,6 +37,7 @@ import torch
 
 from algorithms._validation import (
     C_INT_MAX,
+    UnknownAttributeError,
     _plain_number,
     _refuse_bools_in_sequence,
     _refuse_masked,
@@ -211,9 +212,19 @@ class LinearOperator:
 
         cls.__init__ = built
 
+    def __init__(self) -> None:
+        # a subclass with no __init__ of its own (shapes as class attributes) was never marked built: its
+        # attributes stayed settable and a misspelt one (op.scal = 3) was stored and ignored
+        if type(self).__init__ is LinearOperator.__init__:
+            self.__dict__["_built"] = True
+
     def __setattr__(self, name: str, value: Any) -> None:
         if self.__dict__.get("_built") and not name.startswith("_"):
             kind = type(self).__name__
+            if name not in self.__dict__ and not hasattr(type(self), name):   # the README's rule for a
+                raise UnknownAttributeError(                                     # name it does not take
+                    f"{kind} takes no attribute {name!r} (a misspelt name would be stored and ignored); "
+                    f"its attributes are fixed by its construction")
             raise ValueError(f"{name} is fixed by {kind}'s construction (its data and shapes were checked "
                              f"and built together); build a new {kind} instead, got {type(value).__name__} "
                              f"{value!r:.40}")

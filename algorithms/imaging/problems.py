@@ -77,7 +77,8 @@ class InverseProblem(Problem):
     return NaN/inf for finite inputs.
 
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
-    stored as a float tensor (float32 stays float32, everything else becomes float64), a copy; its entries
+    stored as a float tensor (float32 stays float32, float64 and ints become float64), a copy; bool, complex
+    and half-precision (float16, bfloat16) y are refused naming y (a TypeError); its entries
     are finite with magnitude <= 3.4e38 (the working range; a larger one is refused naming y). A float32 y
     solves in float32: entries near float32's largest (~1e38) can overflow the iterations' residuals H x − y,
     and the run then ends ``Diverged`` (pass a float64 y to solve in float64).

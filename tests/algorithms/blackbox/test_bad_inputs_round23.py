@@ -1,0 +1,41 @@
+"""Round 23 (issue #43): docstring promises at their boundaries (blackbox)."""
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.blackbox import BlackBoxProblem, Evaluator, RandomSearch
+
+
+def _problem(budget: int = 1000) -> BlackBoxProblem:
+    return BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), budget)
+
+
+@pytest.mark.parametrize("batch", [1, 10])
+@pytest.mark.parametrize("maxiters", [1, 2, 3])
+def test_random_search_maxiters_caps_the_batches_and_each_is_recorded(batch, maxiters):
+    # maxiters = k evaluated a (k + 1)-th batch that no record covered: the docstring promises k batches,
+    # each one seen by the callback
+    records = []
+    sol = solve(_problem(), RandomSearch(batch=batch), seed=0, maxiters=maxiters,
+                callback=lambda r: records.append(r["evaluations"]))
+    assert sol.stats.f_calls == batch * maxiters
+    assert records == [batch * (i + 1) for i in range(maxiters)]
+
+
+@pytest.mark.parametrize("maxiters", [0, 1])
+def test_random_search_maxiters_edges(maxiters):
+    sol = solve(_problem(), RandomSearch(batch=10), seed=0, maxiters=maxiters, callback=lambda r: True)
+    assert sol.stats.f_calls == 10
+    assert sol.retcode.name == ("MaxIters" if maxiters == 0 else "Terminated")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("side", [-1, 1])
+def test_evaluator_box_slack_is_as_documented(dtype, side):
+    # lower <= x <= upper up to 1e-9 of the width: inside passes, 1e-6 out is refused naming X
+    lo, hi = np.zeros(2, dtype=dtype), np.full(2, 1e6, dtype=dtype)
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x.sum()), (lo, hi), 10))
+    edge = 0.0 if side < 0 else 1e6
+    assert ev(np.array([[edge + side * 1e-4, 1.0]])).shape == (1,)
+    with pytest.raises(ValueError, match="X must hold points of the box"):
+        ev(np.array([[edge + side * 1.0, 1.0]]))
