@@ -1031,8 +1031,9 @@ class QPStats(Stats):
 
     def __setattr__(self, name: str, value: Any) -> None:
         # checked whenever set, as Stats' own fields: stats.stationarity = -1 after construction was kept
-        if name in _RESIDUALS and isinstance(value, int | float | np.integer | np.floating) \
-                and not isinstance(value, bool):
+        # any real (a Fraction too: Fraction(-1) skipped an int/float isinstance and was stored as -1.0)
+        if name in _RESIDUALS and isinstance(value, numbers.Real | np.integer | np.floating) \
+                and not isinstance(value, bool | np.bool_):
             residual = to_float(value)
             if not (residual >= 0 or math.isnan(residual)):  # NaN (not computed) and inf pass
                 raise ValueError(f"{name} must be a residual >= 0 (or NaN: not computed), got {value!r}")

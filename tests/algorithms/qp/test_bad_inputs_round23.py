@@ -61,3 +61,14 @@ def test_valid_fraction_and_decimal_backend_options_are_read_as_their_numbers(ke
     sol = solve(qp, DQP(backend="clarabel", backend_options={key: value}))
     assert sol.retcode.name == "Success"
     np.testing.assert_allclose(sol.x, [-1.0, 1.0], atol=1e-6)
+
+
+@pytest.mark.parametrize("value, words", [(Fraction(-1), "must be a residual >= 0"),
+                                          (Fraction(10**40), "outside the package's working range")])
+def test_a_fraction_residual_in_qp_stats_meets_the_residual_checks(value, words):
+    # an int/float isinstance let Fraction(-1) past the ">= 0" check: stored as -1.0 (the red23a class)
+    from algorithms.qp.dqp import QPStats
+
+    with pytest.raises(ValueError, match=words):
+        QPStats(stationarity=value)
+    assert QPStats(stationarity=Fraction(1, 4)).stationarity == 0.25
