@@ -152,6 +152,21 @@ _FIT_NAMES = frozenset(_FITTED_ARRAYS) | {"n_features_in_", "categories_", "part
                                           "seed_", "relabeled_"}
 
 
+def _object_targets(y: np.ndarray) -> np.ndarray:
+    """An object-dtype ``y`` as str labels or real targets (what a list of them is read as); a mix of the two,
+    or None/other entries, is refused naming y (numpy's sort raised "'<' not supported between instances of
+    'int' and 'str'", naming nothing, and None labels were taken: red23b)."""
+    values = y.ravel().tolist()
+    if all(isinstance(v, str) for v in values):
+        return y.astype(str)
+    if all(isinstance(v, bool | np.bool_) for v in values):
+        return y.astype(bool)
+    if all(isinstance(v, numbers.Real | np.number) and not isinstance(v, bool | np.bool_) for v in values):
+        return y.astype(np.float64)
+    kinds = sorted({type(v).__name__ for v in values})
+    raise TypeError(f"y must hold targets of one kind (all str labels or all real numbers), got {kinds}")
+
+
 def _refuse_loaded(name: str, what: str) -> None:
     raise ValueError(f"loaded state: {name} {what} (as fit leaves it; a state edited after fit is refused: "
                      f"fit again instead)")
@@ -549,7 +564,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         """Train the forest and its diffusion map on ``X`` (rows: samples).
 
         ``y`` (optional, one target per row) makes the forest supervised (a regressor or classifier on
-        y) instead of unsupervised.
+        y) instead of unsupervised; its targets are all str labels or all real numbers (an object array
+        mixing them, or holding None, is refused naming y).
         """
         self._fit(X, y, maxiters=None, refuse_constant=True)  # solve reports Failure instead
         return self
@@ -603,6 +619,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 raise TypeError(f"y must be a 1-D array of targets: {type(exc).__name__}: {exc}") from None
             if y.ndim == 0 or y.shape[0] != n:
                 raise ValueError(f"y must have {n} entries (one per row of X), got shape {y.shape}")
+            if y.dtype.kind == "O":
+                y = _object_targets(y)
             if y.dtype.kind == "c":
                 raise ValueError(f"y must be real: Complex data not supported (got dtype {y.dtype})")
             if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):

@@ -54,7 +54,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.forests.autoencoder import DECODERS, MAX_ESTIMATORS, RFAutoencoder
+from algorithms.forests.autoencoder import DECODERS, MAX_ESTIMATORS, RFAutoencoder, _object_targets
 from algorithms.forests.diffusion import EIGEN_FLOOR
 from algorithms.forests.metrics import distortion
 
@@ -64,7 +64,8 @@ __all__ = ["RFAE", "AutoencodingProblem"]
 @dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class AutoencodingProblem(Problem):
     """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised
-    forest, and optional held-out rows ``X_test`` (m, d) to embed and reconstruct."""
+    forest (all str labels or all real numbers: an object array mixing them, or holding None, is refused
+    naming y), and optional held-out rows ``X_test`` (m, d) to embed and reconstruct."""
 
     X: Any
     y: Any = None
@@ -77,6 +78,8 @@ class AutoencodingProblem(Problem):
         object.__setattr__(self, "X", read_only(X))  # a NaN written into problem.X after the checks was fit
         if self.y is not None:
             y = as_array("y", self.y)  # a tensor with grad, an __array__ that raises: by name
+            if y.dtype.kind == "O":  # mixed str/int labels reached numpy's sort at the solve
+                y = _object_targets(y)
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
             object.__setattr__(self, "y", read_only(y))  # as_array may alias the caller's array: a copy

@@ -68,3 +68,28 @@ def test_round_trips_of_valid_fits_still_load(decoder):
             fitted = RFAutoencoder(n_components=2, n_estimators=7, decoder=decoder, **kwargs).fit(data)
             for loaded in (pickle.loads(pickle.dumps(fitted)), copy.deepcopy(fitted)):
                 np.testing.assert_array_equal(loaded.transform(data), fitted.transform(data))
+
+
+MIXED = [np.array(["a", 1] * 20, dtype=object), np.array(["a", None] * 20, dtype=object),
+         np.array([1.0, None] * 20, dtype=object)]
+
+
+@pytest.mark.parametrize("y", MIXED)
+def test_an_object_y_mixing_kinds_is_refused_naming_y(y):
+    # numpy's sort raised "'<' not supported between instances of 'int' and 'str'" (naming nothing), and None
+    # labels were taken (red23b)
+    from algorithms.forests import AutoencodingProblem
+
+    with pytest.raises(TypeError, match="y must hold targets of one kind"):
+        RFAutoencoder(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="y must hold targets of one kind"):
+        AutoencodingProblem(X, y=y)
+
+
+@pytest.mark.parametrize("y", [np.array(["a", "b"] * 20, dtype=object), np.array([1, 2.5] * 20, dtype=object),
+                               np.array([True, False] * 20, dtype=object)])
+def test_an_object_y_of_one_kind_is_read_as_that_kind(y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X, y)
+    assert fitted.transform(X).shape == (40, 2)
