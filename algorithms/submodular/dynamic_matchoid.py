@@ -71,7 +71,15 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_bool, check_choice, check_positive, check_seed, check_working_range
+from algorithms._validation import (
+    UnknownAttributeError,
+    check_bool,
+    check_choice,
+    check_int_at_least,
+    check_positive,
+    check_seed,
+    check_working_range,
+)
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.functions import check_in_domain
 from algorithms.submodular.matroids import Matchoid, check_hashable, check_present
@@ -434,6 +442,13 @@ def _check_optional_seed(seed: Any) -> int | None:
     return None if seed is None else check_seed(seed)
 
 
+#: the names a maximizer's state holds (its settings and working state): a loaded state with another is
+#: refused
+_MAXIMIZER_STATE = frozenset({
+    "eps", "seed", "max_value", "monotone", "max_guess", "q", "c", "_oracle", "_singletons", "_exponents",
+    "_rebuilds", "_entropy", "_empty_value", "_runs", "_present", "_dr_tests", "_stop_reason", "_sealed"})
+
+
 class DynamicMatchoidMaximizer(SealedAfterInit):
     """The paper's dynamic algorithm as an object: ``insert``, ``delete``, ``solution()``, ``value``.
 
@@ -501,8 +516,26 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
     def __setstate__(self, state: dict) -> None:
         """A pickled or copied maximizer's settings checked again, by name (pickle restored its ``__dict__``
         as it was: eps = nan, q = 2 or seed = -1 written into a state ran the next inserts in silence;
-        red20b)."""
+        red20b). A name the object does not have is refused, its counters checked, and it is sealed again
+        (a state with ``_sealed = False`` opened it: ``eps = 5.0`` was then taken; red23b)."""
+        unknown = sorted(set(state) - _MAXIMIZER_STATE)
+        if unknown:
+            raise UnknownAttributeError(f"DynamicMatchoidMaximizer takes no attribute {unknown[0]!r} (a "
+                                        f"loaded state's; its state holds {sorted(_MAXIMIZER_STATE)})")
         self.__dict__.update(state)
+        object.__setattr__(self, "_sealed", True)
+        if not isinstance(self._oracle, CountingOracle):
+            raise TypeError(f"_oracle must be a CountingOracle (a loaded state's), got "
+                            f"{type(self._oracle).__name__}")
+        for name in ("_rebuilds", "_dr_tests"):
+            check_int_at_least(name.lstrip("_"), self.__dict__[name], 0)
+        if not isinstance(self._stop_reason, str):
+            raise TypeError(f"stop_reason must be a str (a loaded state's), got "
+                            f"{type(self._stop_reason).__name__}")
+        for name in ("_runs", "_present", "_singletons", "_exponents"):
+            if not isinstance(self.__dict__[name], dict):
+                raise TypeError(f"{name} must be a dict (a loaded state's), got "
+                                f"{type(self.__dict__[name]).__name__}")
         _check_eps(self.eps)
         _check_optional_seed(self.seed)
         _check_max_value(self.max_value)

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from algorithms._validation import (
     INT64_MAX,
     WORKING_MAX,
+    _brief,
     as_float_array,
     check_bool,
     check_entries_in_range,
@@ -254,6 +255,24 @@ class DirectedCut(_IndexFunction):
         self._out = _adjacency(matrix)
         self._seal_builtin()
 
+    def _init_args(self) -> tuple:
+        rows = [u for u, row in enumerate(self._out) for _ in row]
+        cols = [v for row in self._out for v, _ in row]
+        vals = [w for row in self._out for _, w in row]
+        matrix = sp.csr_matrix((np.asarray(vals, dtype=self.dtype), (rows, cols)), shape=(self.n, self.n))
+        return matrix, self.nodes
+
+    @classmethod
+    def _from_args(cls, args: tuple) -> DirectedCut:
+        matrix, nodes = args
+        built = cls(matrix)
+        if nodes is not None:  # a graph's labels: one per element, as the graph gave them
+            if not isinstance(nodes, tuple) or len(nodes) != built.n:
+                raise ValueError(f"nodes must be a tuple of {built.n} node labels (a loaded state's), got "
+                                 f"{_brief(nodes)}")
+            object.__setattr__(built, "nodes", nodes)
+        return built
+
     def to_nodes(self, subset) -> frozenset:
         """The graph's node labels of the element indices in ``subset`` (a set of ints in [0, n); the indices
         themselves without a graph)."""
@@ -328,6 +347,9 @@ class FacilityLocation(_IndexFunction):
         self.dtype = self.similarity.dtype.type
         self.n = self.similarity.shape[1]
         self._seal_builtin()
+
+    def _init_args(self) -> tuple:
+        return (self.similarity,)
 
     def __call__(self, subset: frozenset) -> float:
         subset = self._check(subset)
@@ -407,6 +429,9 @@ class Coverage(_IndexFunction):
         self.n = len(family)
         self._seal_builtin()
 
+    def _init_args(self) -> tuple:
+        return self.sets, self.item_weights
+
     def __call__(self, subset: frozenset) -> float:
         subset = self._check(subset)
         covered = set().union(*(self.sets[j] for j in subset)) if subset else set()
@@ -470,6 +495,9 @@ class LogDet(_IndexFunction):
         self._kernel64 = kernel.astype(np.float64)
         self._total = self._logdet(list(range(self.n)))
         self._seal_builtin()
+
+    def _init_args(self) -> tuple:
+        return self.kernel, self.monotone
 
     def _logdet(self, index: list[int]) -> float:
         if not index:

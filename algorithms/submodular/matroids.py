@@ -193,6 +193,27 @@ class _Sealed:
             raise TypeError(f"{name} cannot be deleted: {type(self).__name__} is immutable")
         object.__delattr__(self, name)
 
+    def _init_args(self) -> tuple | None:
+        """The constructor's arguments that build this object again (None: pickled as its ``__dict__``)."""
+        return None
+
+    @classmethod
+    def _from_args(cls, args: tuple) -> _Sealed:
+        return cls(*args)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # pickled and copied as a constructor call, so a loaded object runs every check again: its __dict__
+        # restored as given took capacity = -1, p = 0, NaN weights or _sealed = False unchecked (red23b)
+        args = self._init_args() if getattr(self, "_sealed", False) else None
+        if args is None:
+            return super().__reduce_ex__(protocol)
+        return _rebuilt, (type(self), args)
+
+
+def _rebuilt(cls: type, args: tuple) -> _Sealed:
+    """A sealed object unpickled or copied: built again by its constructor (its checks run again)."""
+    return cls._from_args(args)
+
 
 class Matroid(_Sealed):
     """Base class: subclasses define ``in_ground``, ``is_independent`` and ``rank``.
@@ -292,6 +313,9 @@ class UniformMatroid(Matroid):
         self.ground = ground
         self._seal(UniformMatroid)
 
+    def _init_args(self) -> tuple:
+        return self.k, self.ground
+
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         return len(subset) <= self.k
@@ -341,6 +365,9 @@ class PartitionMatroid(Matroid):
         self.capacity = ReadOnlyMap(caps)
         self.ground = frozenset(part_of)
         self._seal(PartitionMatroid)
+
+    def _init_args(self) -> tuple:
+        return dict(self.part_of), dict(self.capacity)
 
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
@@ -402,6 +429,9 @@ class GraphicMatroid(Matroid):
         self._rank = graph.number_of_nodes() - nx.number_connected_components(graph)
         self._seal(GraphicMatroid)
 
+    def _init_args(self) -> tuple:
+        return (dict(self.endpoints),)
+
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         forest = nx.utils.UnionFind()
@@ -461,6 +491,9 @@ class LaminarMatroid(Matroid):
                 basis = basis | {element}
         self._rank = len(basis)
         self._seal(LaminarMatroid)
+
+    def _init_args(self) -> tuple:
+        return self.sets, self.capacities
 
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
@@ -717,6 +750,15 @@ class Matchoid(_Sealed):
                                  f"{len(found)} (a greedy independent set has that many), got {rank}")
         self.rank = rank
         self._seal(Matchoid)
+
+    def _init_args(self) -> tuple:
+        return self.matroids, self.rank
+
+    @classmethod
+    def _from_args(cls, args: tuple) -> Matchoid:
+        matroids, rank = args
+        built = cls(matroids)  # the rank it derives; a rank given at construction is checked as given
+        return built if built.rank == rank else cls(matroids, rank)
 
     def _finite_ground(self) -> list:
         return sorted(frozenset().union(*(m.ground for m in self.matroids if m.ground is not None)), key=repr)

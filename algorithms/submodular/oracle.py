@@ -25,7 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import UserCallableError, _brief, call_user, check_takes, returned_scalar
+from algorithms._validation import (
+    UserCallableError,
+    _brief,
+    call_user,
+    check_int_at_least,
+    check_takes,
+    returned_scalar,
+)
 from algorithms.submodular.matroids import Matchoid, _Sealed, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
@@ -141,6 +148,18 @@ class CountingOracle(SealedAfterInit):
         self._value_queries = 0
         self._independence_queries = 0
         self._seal()
+
+    def _init_args(self) -> tuple:
+        return self._f, self._matchoid, self._value_queries, self._independence_queries
+
+    @classmethod
+    def _from_args(cls, args: tuple) -> CountingOracle:
+        f, matchoid, value_queries, independence_queries = args
+        built = cls(f, matchoid)
+        for name, count in (("value_queries", value_queries), ("independence_queries", independence_queries)):
+            # a loaded state's counts: value_queries = -5 was restored and reported
+            object.__setattr__(built, f"_{name}", check_int_at_least(name, count, 0))
+        return built
 
     @property
     def f(self) -> Callable[[frozenset], float]:

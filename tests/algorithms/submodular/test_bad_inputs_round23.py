@@ -29,3 +29,105 @@ def test_sealed_objects_docstring_states_both_refusals(make, known, misspelt):
         setattr(obj, known, 1)
     with pytest.raises(UnknownAttributeError, match=f"takes no attribute '{misspelt}'"):
         setattr(obj, misspelt, 1)
+
+
+# ---- red23b: unpickled/copied sealed objects restored their __dict__ unchecked --------------------------
+
+def _sealed_objects():
+    import networkx as nx
+    import numpy as np
+
+    from algorithms.submodular import (
+        Coverage,
+        DirectedCut,
+        FacilityLocation,
+        GraphCut,
+        GraphicMatroid,
+        LaminarMatroid,
+        LogDet,
+        PartitionMatroid,
+    )
+    return [UniformMatroid(2), UniformMatroid(2, {0, 1, 2}), PartitionMatroid({0: "a", 1: "a", 2: "b"}, 1),
+            PartitionMatroid({0: "a", 1: "b"}, {"a": 1, "b": 2}), GraphicMatroid({0: (1, 2), 1: (2, 3)}),
+            LaminarMatroid([{0, 1}, {0, 1, 2}], [1, 2]), Matchoid([UniformMatroid(2)]),
+            Matchoid([UniformMatroid(2, {0, 1, 2}), UniformMatroid(1, {1, 2})], rank=2),
+            GraphCut(np.array([[0, 1.0], [1.0, 0]])),
+            GraphCut(nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c")])),
+            DirectedCut(np.array([[0, 1.0], [3.0, 0]], dtype=np.float32)), FacilityLocation(np.ones((2, 3))),
+            Coverage([{0, 1}, {1, 2}]), Coverage([{0, 1}, {1}], {0: 2.0, 1: 3.0}),
+            Coverage([{0}, {1}], np.array([1.0, 2.0, 5.0])), LogDet(np.eye(2), monotone=False), _oracle()]
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_sealed_objects_round_trip_sealed_and_equal(how):
+    import copy
+    import pickle
+
+    import numpy as np
+    for obj in _sealed_objects():
+        new = pickle.loads(pickle.dumps(obj)) if how == "pickle" else getattr(copy, how)(obj)
+        assert type(new) is type(obj)
+        for name, value in vars(obj).items():
+            got = vars(new)[name]
+            same = np.array_equal(got, value) if isinstance(value, np.ndarray) else repr(got) == repr(value)
+            assert same, name
+        with pytest.raises(UnknownAttributeError):
+            new.foo = 1
+        if hasattr(obj, "k"):
+            with pytest.raises(TypeError, match="k cannot be set"):
+                new.k = -7
+
+
+def _edited(obj, **changes):
+    """What pickle.loads of an edited blob builds: the object's reduce tuple with its arguments edited."""
+    rebuild, (cls, args) = obj.__reduce_ex__(2)
+    args = list(args)
+    for index, value in changes.items():
+        args[int(index[1:])] = value
+    return lambda: rebuild(cls, tuple(args))
+
+
+def _bad_states():
+    import numpy as np
+
+    from algorithms.submodular import Coverage, FacilityLocation, GraphCut, LogDet, PartitionMatroid
+    pm = PartitionMatroid({0: "a", 1: "a", 2: "b", 3: "b"}, 1)
+    return [
+        ("capacity", _edited(pm, a1={"a": -1, "b": 1})),
+        ("rank", _edited(Matchoid([UniformMatroid(2)]), a1=0)),
+        ("k", _edited(UniformMatroid(2), a0=-7)),
+        ("weights", _edited(GraphCut(np.array([[0, 1.0], [1.0, 0]])),
+                            a0=np.array([[0, np.nan], [np.nan, 0]]))),
+        ("item_weights", _edited(Coverage([{0}, {1}], np.array([1.0, 2.0])), a1=np.array([-1.0, 2.0]))),
+        ("similarity", _edited(FacilityLocation(np.ones((2, 3))), a0=np.full((2, 3), np.nan))),
+        ("kernel", _edited(LogDet(np.eye(2)), a0=-np.eye(2))),
+        ("monotone", _edited(LogDet(np.eye(2)), a1="no")),
+        ("value_queries", _edited(_oracle(), a2=-5)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_an_edited_loaded_state_is_refused_by_name(case):
+    name, load = _bad_states()[case]
+    with pytest.raises((ValueError, TypeError), match=name):
+        load()
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("_sealed", False, None), ("foo", 1, "takes no attribute 'foo'"),
+    ("_rebuilds", -5, "rebuilds must be an int >= 0"),
+    ("_stop_reason", 5, "stop_reason must be a str"), ("_runs", [], "_runs must be a dict")])
+def test_maximizer_loaded_state_checked_and_sealed_again(key, value, words):
+    dm = _maximizer()
+    for e in range(3):
+        dm.insert(e)
+    state = dict(dm.__dict__)
+    state[key] = value
+    new = DynamicMatchoidMaximizer.__new__(DynamicMatchoidMaximizer)
+    if words is None:  # the state's _sealed = False opened the object: eps = 5.0 was then taken
+        new.__setstate__(state)
+        with pytest.raises(TypeError, match="eps cannot be set"):
+            new.eps = 5.0
+        return
+    with pytest.raises((ValueError, TypeError), match=words):
+        new.__setstate__(state)
