@@ -1,0 +1,40 @@
+"""Round 23: docstring promises at their boundaries (routing)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from algorithms import solve
+from algorithms.routing import cvrp_cost, random_cvrp, random_tsp, tsp_cost
+from algorithms.routing.cvrp_enumeration import CVRPEnumeration
+from algorithms.routing.hbg import HBG
+from algorithms.routing.held_karp import HeldKarp
+from algorithms.routing.hgs import HGS
+from algorithms.routing.lkh import LKH
+from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+TSP = [HBG(samples=2), LKH(runs=1), HeldKarp(), NearestNeighbor2Opt()]
+CVRP = [HGS(runtime=0.1), CVRPEnumeration(), HBG(samples=2), NearestNeighbor2Opt()]
+
+
+@pytest.mark.parametrize("maxiters", [None, 0])
+@pytest.mark.parametrize(("kind", "index"), [("tsp", i) for i in range(len(TSP))] +
+                         [("cvrp", i) for i in range(len(CVRP))])
+def test_solution_x_is_the_documented_list_of_node_indices(kind, index, maxiters):
+    # the package docstring (and README, which said "every Solution.x is an array"): a list of int node
+    # indices, the tour from node 0 or the depot-delimited routes, whose length is the solution's value
+    instance = random_tsp(7, seed=1) if kind == "tsp" else random_cvrp(6, seed=1)
+    algorithm = (TSP if kind == "tsp" else CVRP)[index]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = solve(instance, algorithm, seed=0, maxiters=maxiters)
+    x = sol.x
+    assert isinstance(x, list) and all(type(v) is int for v in x) and x[0] == 0
+    if kind == "tsp":
+        assert sorted(x) == list(range(7))
+        assert tsp_cost(instance, x) == pytest.approx(sol.value, rel=1e-12)
+    else:
+        assert x[-1] == 0 and sorted(v for v in x if v) == list(range(1, 7))
+        assert cvrp_cost(instance, x) == pytest.approx(sol.value, rel=1e-12)
