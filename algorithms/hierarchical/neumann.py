@@ -54,7 +54,7 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     >>> neumann_terms(1000, 0.5, 2.0)
     37
     """
-    check_int_at_least("horizon", horizon, 1)
+    horizon = int(check_int_at_least("horizon", horizon, 1))  # a numpy int cubed in int64 wrapped (red23b)
     # the shared check: a numpy float32 is a number, and 10**400 no longer reached math.isfinite's
     # OverflowError
     mu_g, l_g1 = check_positive("mu_g", mu_g), check_positive("l_g1", l_g1)

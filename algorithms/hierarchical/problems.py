@@ -465,7 +465,8 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     x0, y0 = np.array([x0], dtype=dtype), np.array([y0], dtype=dtype)
     return MinimaxProblem(
         grad=_OnCheckedPoints(grad, "grad(x, y, rng)", x0, y0, None),
-        phi=_OnCheckedPoints(lambda x: float(np.cos(x[0]) + 0.5 * c * c * x[0] ** 2), "phi(x)", x0),
+        # x² in float64: a float32 x of 2.6e19 (documented valid: Φ = 3.4e38 fits) squared to inf in float32
+        phi=_OnCheckedPoints(lambda x: float(np.cos(x[0])) + 0.5 * c * c * float(x[0]) ** 2, "phi(x)", x0),
         grad_phi=_OnCheckedPoints(lambda x: c * c * x - np.sin(x), "grad_phi(x)", x0),
         x0=x0, y0=y0, sigma=sigma, noise=noise)
 

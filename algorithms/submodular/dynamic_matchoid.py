@@ -114,6 +114,7 @@ def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
     monotone = check_bool("monotone", monotone)
     if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
         raise ValueError(f"p must be an int >= 1, got {p!r}")
+    p = int(p)  # a numpy int: p·p + p wrapped in int64 past 2**31.5 (q off by 2; red23b)
     if p > 2**53:  # p·p + p and 1/p in floats (10**400 raised float's OverflowError); a matchoid's p is small
         raise ValueError(f"p must be <= 2**53 (an int a float holds exactly), got {p!r}")
     if monotone:

@@ -131,3 +131,14 @@ def test_maximizer_loaded_state_checked_and_sealed_again(key, value, words):
         return
     with pytest.raises((ValueError, TypeError), match=words):
         new.__setstate__(state)
+
+
+@pytest.mark.parametrize("p", [2**32, 2**40, 2**53])
+@pytest.mark.parametrize("kind", [int, __import__("numpy").int64, __import__("numpy").uint64])
+def test_sampling_parameters_numpy_int_p_is_not_squared_in_int64(p, kind):
+    # red23b: np.int64(2**32) gave q off by a factor 2 (p·p + p wrapped in int64)
+    import math
+
+    from algorithms.submodular import sampling_parameters
+    q, c = sampling_parameters(kind(p))
+    assert q == 1.0 / (p + math.sqrt(p * p + p) + 1.0) and c == math.sqrt(1.0 + 1.0 / p)
