@@ -1316,6 +1316,26 @@ def _stamps(obj: Any) -> dict[str, Any]:
 _STALE = object()
 
 
+def forget_validation(obj: Any) -> None:
+    """Mark the constructor fields of the frozen dataclass ``obj`` (and of each frozen dataclass it holds)
+    as never validated, when ``obj`` holds no record of its validation (a pickled state stripped of
+    ``_validated_fields``, with NaN coordinates, was solved unchecked: red23b): the next
+    :func:`revalidate_if_reassigned` then builds it anew, as after a replaced field."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type) or \
+            "_validated_fields" in getattr(obj, "__dict__", {}):
+        return
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name, None)
+        nested = dataclasses.is_dataclass(value) and not isinstance(value, type)
+        if nested and value.__dataclass_params__.frozen:
+            forget_validation(value)
+    obj.__dict__["_validated_fields"] = {
+        f.name: (_STALE, None) if f.init else (getattr(obj, f.name, None), None)
+        for f in dataclasses.fields(obj) if not f.name.startswith("_")}
+
+
 def revalidate_if_reassigned(obj: Any) -> bool:
     """Before ``obj`` (a frozen dataclass that called :func:`remember_validated`) is used by a solve: a field
     replaced since its validation (``object.__setattr__(problem, "copies", -5)`` bypasses the frozen

@@ -88,6 +88,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     check_working_range,
+    forget_validation,
     refuse_unknown_attribute,
     remember_validated,
     revalidate_if_reassigned,
@@ -205,7 +206,9 @@ class Problem(metaclass=_KeepsBuiltFields):
     """Base class of every problem type: a frozen dataclass holding data only.
 
     A problem built by a factory marked :func:`rebuilt_by_factory` (its callables are closures over the
-    factory's data, which pickle cannot store) pickles and copies as that factory call.
+    factory's data, which pickle cannot store) pickles and copies as that factory call. A problem or
+    algorithm restored without its record of validation (a pickled state stripped of ``_validated_fields``)
+    is validated anew by :func:`solve` before use, its constructor's refusal naming the field.
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -964,8 +967,10 @@ def solve(problem: Problem, algorithm: Algorithm, *positional: Any, **options: A
                         f"{len(positional)} positional argument(s) after the algorithm: "
                         f"{', '.join(type(v).__name__ for v in positional)}")
     opts = SolveOptions.from_kwargs(options)
-    revalidate_if_reassigned(problem)
-    revalidate_if_reassigned(algorithm)
+    for value in (problem, algorithm):
+        if type(value) not in (Problem, Algorithm):  # a bare base has no fields to validate
+            forget_validation(value)  # restored without its record (a stripped pickle): validated anew
+        revalidate_if_reassigned(value)
     problem._check_unchanged()
     counted = None
     if opts.callback is not None:
