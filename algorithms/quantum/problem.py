@@ -169,6 +169,14 @@ def _log_bar_fraction(K: int) -> tuple[int, int]:
     return (mantissa << exponent, 1) if exponent >= 0 else (mantissa, 1 << -exponent)
 
 
+def _dtype_of(state: Any) -> np.dtype:
+    """A state's numpy dtype; a torch tensor's read detached (one that requires grad passed
+    ``as_density_matrix``, then met torch's bare "Can't call numpy() on Tensor that requires grad")."""
+    if type(state).__module__.startswith("torch") and hasattr(state, "detach"):
+        state = state.detach().cpu()
+    return np.asarray(state).dtype
+
+
 @dataclass
 class QuantumStats(Stats):
     """Counters of an identification run: ``copies`` consumed (never more than the budget),
@@ -226,7 +234,7 @@ class PurestStateProblem(Problem):
         shapes = sorted({m.shape for m in matrices})
         if len(shapes) > 1:
             raise ValueError(f"states must all have the same dimension (qubit count), got shapes {shapes}")
-        dtypes = {np.asarray(item).dtype for item in items}
+        dtypes = {_dtype_of(item) for item in items}
         object.__setattr__(self, "_dtype", np.float32 if dtypes <= {np.dtype(np.float32),
                                                                     np.dtype(np.complex64)} else np.float64)
         stacked = np.stack(matrices)
