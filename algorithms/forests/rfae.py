@@ -107,7 +107,7 @@ class RFAE(Algorithm):
     ``decoder`` one of ``"knn"``, ``"relabel"``, ``"exact"`` and ``k`` (int >= 1) the k-NN decoder's
     neighbours.
     ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
-    runs may differ).
+    runs may differ; numpy's global generator is left as it was).
 
     One pass for ``callback``: it is called once, with the final record, after the run is over, so a
     ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).
@@ -151,7 +151,9 @@ def _solve(problem: AutoencodingProblem, algorithm: RFAE, options: SolveOptions)
         return Solution(np.zeros((X_test.shape[0], algorithm.n_components), dtype=X.dtype), float("nan"),
                         RetCode.MaxIters, Stats(iterations=0), monitor.trace)
     seed = options.seed
-    if seed is not None and seed >= 2**32:   # scikit-learn's random_state is 32-bit: derive one from it
+    if seed is None:  # OS entropy drawn here: scikit-learn's None read (and advanced) numpy's global RNG
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    elif seed >= 2**32:   # scikit-learn's random_state is 32-bit: derive one from it
         seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     ae = RFAutoencoder(n_components=algorithm.n_components, n_estimators=algorithm.n_estimators,
                        t=algorithm.t, decoder=algorithm.decoder, k=algorithm.k, random_state=seed,

@@ -93,3 +93,18 @@ def test_an_object_y_of_one_kind_is_read_as_that_kind(y):
         warnings.simplefilter("ignore")
         fitted = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X, y)
     assert fitted.transform(X).shape == (40, 2)
+
+
+def test_rfae_with_seed_none_leaves_numpy_global_generator_alone():
+    # scikit-learn's random_state=None drew from numpy's global RandomState: the caller's stream moved and the
+    # run was a function of np.random.seed, not of OS entropy (README: solve leaves the global generators)
+    from algorithms import solve
+    from algorithms.forests import RFAE, AutoencodingProblem
+
+    data = np.random.default_rng(0).normal(size=(30, 3))
+    np.random.seed(5)  # noqa: NPY002 (the global generator is what the test watches)
+    before = np.random.get_state()[1].copy()  # noqa: NPY002
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solve(AutoencodingProblem(data), RFAE(n_estimators=3), seed=None)
+    assert np.array_equal(before, np.random.get_state()[1])  # noqa: NPY002
