@@ -1316,6 +1316,25 @@ def _stamps(obj: Any) -> dict[str, Any]:
 _STALE = object()
 
 
+#: immutable scalars: a stamp of one compares by value (pickle does not keep a float's identity: an unpickled
+#: CurvatureProblem's derived f0 was a new float, read as "changed after construction": every solve refused)
+_VALUE_TYPES = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+def _same_object(current: tuple[Any, Any], recorded: tuple[Any, Any]) -> bool:
+    (now, stamp_now), (then, stamp_then) = current, recorded
+    if stamp_now != stamp_then:
+        return False
+    if now is then:
+        return True
+    if type(now) is not type(then) or not isinstance(now, _VALUE_TYPES):
+        return False
+    try:
+        return bool(now == then) or bool(now != now and then != then)  # NaN: equal to itself here
+    except Exception:  # a numpy scalar whose comparison raises (none known): not the same
+        return False
+
+
 def forget_validation(obj: Any) -> None:
     """Mark the constructor fields of the frozen dataclass ``obj`` (and of each frozen dataclass it holds)
     as never validated, when ``obj`` holds no record of its validation (a pickled state stripped of
@@ -1356,7 +1375,7 @@ def revalidate_if_reassigned(obj: Any) -> bool:
               and revalidate_if_reassigned(value)]
     now = _stamps(obj)
     own = [name for name, (value, stamp) in seen.items()
-           if (current := now.get(name, (_STALE, None)))[0] is not value or current[1] != stamp]
+           if not _same_object(now.get(name, (_STALE, None)), (value, stamp))]
     if not nested and not own:
         return False
     kind = type(obj)

@@ -33,3 +33,37 @@ def test_a_problem_or_algorithm_loaded_without_its_validation_record_is_validate
         solve(loaded(problem, copies=-5), IncoherentSR())
     with pytest.raises(ValueError, match="copies_per_basis must be an int >= 2"):
         solve(problem, loaded(IncoherentSR(), copies_per_basis=-3))
+
+
+def _f(x):
+    return float(x @ x)
+
+
+def _grad(x):
+    return 2 * x
+
+
+def _curvature(x):
+    import numpy as np
+
+    return 2 * np.ones_like(x)
+
+
+def test_an_unpickled_problem_with_derived_floats_solves_and_still_refuses_an_edit():
+    # the derived floats (f0, scale_f, ...) were stamped by identity, which pickle does not keep: every solve
+    # of an unpickled CurvatureProblem was refused as "changed after construction" (red23b)
+    import pickle
+
+    import numpy as np
+    import pytest
+
+    from algorithms import solve
+    from algorithms.curvature import LCD1, CurvatureProblem
+
+    problem = CurvatureProblem(f=_f, grad=_grad, curvature=_curvature, L_C=0.0, x0=np.array([1.0, 2.0]),
+                               f_star=0.0)
+    loaded = pickle.loads(pickle.dumps(problem))
+    assert solve(loaded, LCD1()).retcode == solve(problem, LCD1()).retcode
+    object.__setattr__(loaded, "f0", 6.0)  # f(x0) = 5: a derived value edited is still refused
+    with pytest.raises(ValueError, match=r"CurvatureProblem\.f0 was changed after construction"):
+        solve(loaded, LCD1())
