@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from torch import nn
 
 from algorithms._validation import check_entries_in_range, check_module_load, refuse_unknown_attribute
 
-__all__ = ["CheckedStateModule", "check_parameter_values", "check_structure", "refuse_reassignment",
-           "refuse_unknown_module_attribute", "remember_structure"]
+__all__ = ["CheckedStateModule", "check_parameter_values", "check_structure", "eval_mode",
+           "refuse_reassignment", "refuse_unknown_module_attribute", "remember_structure"]
 
 
 class CheckedStateModule(nn.Module):
@@ -121,3 +123,17 @@ def check_parameter_values(module: nn.Module) -> None:
             raise ValueError(f"{kind}.{key} contains NaN or inf entries (written in place after "
                              f"construction); build, load or train a new {kind}")
         check_entries_in_range(f"{kind}.{key} (a parameter written in place after construction)", values)
+
+
+@contextlib.contextmanager
+def eval_mode(module: nn.Module) -> Iterator[nn.Module]:
+    """Run a user's network for inference in eval mode (dropout off, batch-norm statistics read, not updated),
+    each submodule's own mode restored after: a network in train mode (as torch builds it) drew its dropout
+    from torch's global generator (one seed, different answers) and rewrote its batch-norm statistics."""
+    modes = [(m, m.training) for m in module.modules()]
+    module.eval()
+    try:
+        yield module
+    finally:
+        for m, mode in modes:
+            m.training = mode

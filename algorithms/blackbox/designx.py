@@ -275,8 +275,11 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     """Features → Agent 1's workflow → the run controlled by Agent 2 (see the module doc).
 
     ``problem`` is a :class:`BlackBoxProblem`, ``agent1`` the :class:`WorkflowGenerator` and ``agent2``
-    the :class:`HyperparameterController`; ``rng`` (a ``numpy.random.Generator``) draws the feature sample
-    and the run, ``generator`` (a ``torch.Generator`` or None) the agents' samples; ``stochastic`` (bool)
+    the :class:`HyperparameterController`, each run in the mode it is in (training runs them in train mode:
+    their dropout then draws from torch's global generator, so call ``.eval()`` on both, as
+    :func:`load_agents` returns them, for an episode that ``rng`` and ``generator`` decide); ``rng`` (a
+    ``numpy.random.Generator``) draws the feature sample and the run, ``generator`` (a ``torch.Generator`` or
+    None) the agents' samples; ``stochastic`` (bool)
     samples both agents' actions instead of taking the greedy ones; ``maxiters`` (int >= 0 or None) caps
     the workflow's generations after its initial population; ``monitor`` (an
     :class:`~algorithms.core.IterationMonitor` or None) records the run; ``keep_grad`` (bool) keeps Agent 1's

@@ -35,6 +35,7 @@ from torch import nn
 from algorithms._modules import (
     CheckedStateModule,
     check_structure,
+    eval_mode,
     fix_attributes,
     refuse_reassignment,
     remember_structure,
@@ -271,7 +272,9 @@ class ScoreModel(CheckedStateModule):
         """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row.
 
         ``x`` a finite floating tensor of the model's dtype, entries at most 3.4e38 in magnitude; ``t`` a real
-        number or a tensor (one entry, or one per row) in the schedule's [t_min, 1]."""
+        number or a tensor (one entry, or one per row) in the schedule's [t_min, 1]. The model runs in eval
+        mode (dropout off, batch-norm statistics read and not updated; its own modes restored after), so the
+        samplers and guidance built on it are deterministic for a seed."""
         _check_model_attributes(self)   # ScoreModel() itself, or a subclass without them: AttributeError
         check_float_tensor("x", _dense("x", x), ndim=2)
         _dense("t", t)
@@ -291,7 +294,8 @@ class ScoreModel(CheckedStateModule):
         forward = f"model's forward ({type(self).__name__}.forward)"
         # a user subclass's forward that raised (1 / 0) escaped bare, naming neither the model nor the call;
         # the package's own ValueError/TypeError already name the argument
-        out = call_user(forward, self, torch.cat([x, t_col], dim=1), keep=(ValueError, TypeError))
+        with eval_mode(self):   # inference: a train-mode dropout drew from torch's global generator
+            out = call_user(forward, self, torch.cat([x, t_col], dim=1), keep=(ValueError, TypeError))
         # a user subclass's forward: None or a list met a bare TypeError, an int or misshaped tensor was used,
         # a float32 score in a float64 run was taken as it was
         if not isinstance(out, torch.Tensor) or not out.is_floating_point() or out.shape != x.shape \

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch.nn import functional as nn_functional
 
+from algorithms._modules import eval_mode
 from algorithms._validation import (
     UserCallableError,
     _plain_number,
@@ -219,7 +220,8 @@ class DenoiserPrior:
     """D(x) = network(x): a trained image denoiser used as the prox (plug-and-play); no penalty value.
 
     ``network`` maps ``(batch, h, w)`` images to images of the same shape
-    (e.g. :class:`algorithms.imaging.ResidualDenoiser`); it runs without gradients. Its parameters and
+    (e.g. :class:`algorithms.imaging.ResidualDenoiser`); it runs without gradients and in eval mode (dropout
+    off, batch-norm statistics read and not updated; its own modes restored after). Its parameters and
     buffers must be finite with entries of magnitude <= 3.4e38 (the working range): checked at construction
     and again at each prox (a weight written in place afterwards, NaN or 1e39, is refused naming it). An
     exception the network raises is re-raised as a ``UserCallableError`` (a ``ValueError``) naming
@@ -256,7 +258,7 @@ class DenoiserPrior:
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         # a copy: a network that works in place (x.mul_(2)) changed the caller's images (the solver's iterate)
         images = x.reshape(-1, *x.shape[-2:]).to(dtype, copy=True)
-        with torch.no_grad():
+        with torch.no_grad(), eval_mode(self.network):   # inference: same seed, same answer
             try:
                 out = self.network(images)
             except Exception as exc:  # torch's shape message, Python's arity message ("forward() takes 1

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._modules import eval_mode
 from algorithms._validation import (
     UserCallableError,
     as_real_tensor,
@@ -130,9 +131,10 @@ class NPN:
     """The NPN term γ/2 ‖G(y) − Sx‖² of eq. (2): S (rows in Null(H)), its predictor G, the weight γ.
 
     ``network`` maps flattened measurements ``(batch, m)`` to ``(batch, p)`` with p =
-    ``projection.out_features`` (e.g. :class:`algorithms.imaging.NullSpaceNet`). A solve refuses an
-    S whose rows leave Null(H) by more than ``max_leakage`` = ‖HSᵀ‖/(‖H‖‖S‖) (the paper's high-pass
-    S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly). ``gamma`` and
+    ``projection.out_features`` (e.g. :class:`algorithms.imaging.NullSpaceNet`); it runs without gradients
+    and in eval mode (dropout off, batch-norm statistics read and not updated; its own modes restored after).
+    A solve refuses an S whose rows leave Null(H) by more than ``max_leakage`` = ‖HSᵀ‖/(‖H‖‖S‖) (the paper's
+    high-pass S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly). ``gamma`` and
     ``max_leakage`` are floats in [0, 3.4e38] (>= 0, 1e-39 included; ``gamma = 0``: the term vanishes and the
     solve is plain PnP; ``max_leakage = 0`` demands S exactly in Null(H) to the power iteration's rounding,
     and since the
@@ -195,7 +197,7 @@ class NPN:
         check_entries_in_range("y", y)
         _check_network_state("network", self.network)  # weights written in place (NaN, 1e39) since built
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
-        with torch.no_grad():
+        with torch.no_grad(), eval_mode(self.network):   # inference: same seed, same answer
             try:
                 # a copy: a network that works in place changed the problem's (frozen) measurements y
                 out = self.network(y.reshape(1, -1).to(dtype, copy=True))

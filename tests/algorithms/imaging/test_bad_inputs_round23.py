@@ -62,3 +62,45 @@ def test_inverse_problem_refuses_the_dtypes_its_docstring_names(y):
     assert "half-precision" in InverseProblem.__doc__
     with pytest.raises(TypeError, match="y"):
         InverseProblem(gaussian_cs((8, 8), 0.5, seed=0, dtype=torch.float64), y)
+
+
+class _TrainModeDenoiser(torch.nn.Module):
+    """Dropout and batch norm, in train mode as torch builds it."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop, self.bn = torch.nn.Dropout(0.3), torch.nn.BatchNorm1d(8)
+
+    def forward(self, x):
+        self.bn(x)
+        return 0.5 * x + 0.5 * self.drop(x)
+
+
+def _train_mode_g(m: int) -> torch.nn.Module:
+    g = torch.nn.Sequential(torch.nn.Linear(m, 16), torch.nn.Dropout(0.5)).double()
+    g.in_features, g.out_features = m, 16
+    return g
+
+
+@pytest.mark.parametrize("where", ["DenoiserPrior", "NPN"])
+def test_train_mode_network_runs_in_eval_mode(where):
+    # red23a: a train-mode network drew its dropout from torch's global generator (one seed, two answers)
+    # and rewrote the user's batch-norm statistics; the docstrings now promise eval mode, modes restored
+    from algorithms import solve
+    from algorithms.imaging import NPN, DenoiserPrior, PnPPGD, TVPrior, qr_null_rows
+    from tests.algorithms.imaging._instances import cs_problem
+
+    problem, _ = cs_problem(torch.float64)
+    if where == "DenoiserPrior":
+        net = _TrainModeDenoiser().double()
+        algorithm = PnPPGD(prior=DenoiserPrior(net), lr=0.5)
+    else:
+        net = _train_mode_g(problem.operator.out_features)
+        npn = NPN(qr_null_rows(problem.operator, 16, seed=0), net, 1.0, max_leakage=1.0)
+        algorithm = PnPPGD(prior=TVPrior(0.01), lr=0.5, npn=npn)
+    state, stats = torch.random.get_rng_state(), [b.clone() for b in net.buffers()]
+    first, second = (solve(problem, algorithm, seed=0, maxiters=5) for _ in range(2))
+    assert torch.equal(torch.as_tensor(first.x), torch.as_tensor(second.x))
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert all(torch.equal(a, b) for a, b in zip(stats, net.buffers(), strict=True))
+    assert all(m.training for m in net.modules())

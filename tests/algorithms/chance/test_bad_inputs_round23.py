@@ -1,0 +1,41 @@
+"""Round 23 (issue #43): docstring promises at their boundaries (chance)."""
+import pytest
+import torch
+
+from algorithms.chance import ScoreModel, VPSchedule, guided_reverse_sample, guidance_term, tweedie_mean
+
+
+class _Dropout(ScoreModel):
+    """A user score model with dropout, in train mode as torch builds it."""
+
+    def __init__(self):
+        super().__init__()
+        self.in_features, self.out_features, self.schedule = 3, 2, VPSchedule()
+        self.lin, self.drop = torch.nn.Linear(3, 2).double(), torch.nn.Dropout(0.5)
+
+    def forward(self, X):
+        return -X[:, :2] + 0.1 * self.drop(self.lin(X))
+
+
+def _objective(z):
+    return (z**2).sum(1)
+
+
+CALLS = {
+    "guided_reverse_sample": lambda m: guided_reverse_sample(m, _objective, n_samples=4, beta=1.0, n_steps=5,
+                                                             seed=0).x,
+    "tweedie_mean": lambda m: tweedie_mean(m, torch.ones(3, 2, dtype=torch.float64), 0.5),
+    "guidance_term": lambda m: guidance_term(m, _objective, torch.ones(3, 2, dtype=torch.float64), 0.5,
+                                             beta=1.0, order="second")[0],
+}
+
+
+@pytest.mark.parametrize("call", CALLS.values(), ids=list(CALLS))
+def test_train_mode_score_model_runs_in_eval_mode(call):
+    # red23a: the model's dropout drew from torch's global generator: one seed, two answers, the global
+    # state changed; ScoreModel.score now runs the model in eval mode and restores its modes
+    model = _Dropout()
+    state = torch.random.get_rng_state()
+    assert torch.equal(call(model), call(model))
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert model.training and model.drop.training
