@@ -81,6 +81,7 @@ import numbers
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import threadpoolctl
@@ -366,7 +367,9 @@ class CEI(Algorithm):
         """The maximized criterion, log CEI (claims' controls override it to sabotage the method).
 
         ``mu_f``, ``sigma_f``, ``mu_c``, ``sigma_c`` and ``best_feasible`` as in
-        :func:`log_constrained_ei` (finite; standard deviations >= 0).
+        :func:`log_constrained_ei` (finite; standard deviations >= 0). An override must return one real log
+        value per point, shape (n,) (-inf allowed); another answer (a str, None, a scalar, another length,
+        NaN) is refused with a ``TypeError`` naming ``log_acquisition``.
         """
         return log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible)
 
@@ -382,7 +385,9 @@ class CEI(Algorithm):
         feasible).
         Ours: dense candidates, then L-BFGS-B on log CEI (the module docstring). A subclass may replace
         it with another maximizer of the same criterion (a peer's, e.g. BoTorch's, through
-        ``theorems.core.adapters``); the loop around it stays the same.
+        ``theorems.core.adapters``); the loop around it stays the same. Its answer must be a pair (u,
+        log_value): u a float array of shape (d,) in [0, 1]^d and log_value a real number (-inf allowed);
+        another answer (a list point, a str or NaN log value) is refused naming ``maximize_acquisition``.
         """
         # a public hook: a str surrogates or None arrays met an AttributeError or a bare '<=' TypeError inside
         gps = getattr(surrogates, "gps", None)
@@ -560,8 +565,8 @@ class CEIAskTell:
             if new.size:
                 surrogates.update(U, hist.f, hist.c, (U[new], new), self.seed)
             self._surrogates, self._modelled = surrogates, len(U)
-            u, _ = self.algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c,
-                                                       float(hist.best_feasible()[-1]), self._rng)
+            u, _ = _checked_proposal(self.algorithm.maximize_acquisition(
+                surrogates, U, hist.f, hist.c, float(hist.best_feasible()[-1]), self._rng), self.problem.dim)
         return self.problem.from_unit(u).astype(dtype)
 
     def best(self) -> tuple[np.ndarray, float] | None:
@@ -715,11 +720,40 @@ class _Surrogates:
         mu_f, sd_f = self.gps[0].predict(U)
         c, s = self.f_centre, self.f_scale   # log CEI − log s: the same maximizer, unit-free
         values = self.algorithm.log_acquisition((mu_f - c) / s, sd_f / s, mu_c, sd_c, (best - c) / s)
+        if type(self.algorithm).log_acquisition is not CEI.log_acquisition:   # a subclass's hook: numpy's
+            values = _checked_log_values(values, len(U))                      # errors named no one
         return np.where(np.isfinite(values), values, _FLOOR)
 
     def log_unit(self, best: float) -> float:
         """What :meth:`log_acquisition` leaves out: log of f's scale (0 for the feasibility search)."""
         return math.log(self.f_scale) if np.isfinite(best) else 0.0
+
+
+def _checked_log_values(values: Any, n: int) -> np.ndarray:
+    """A subclass's ``log_acquisition`` answer: n real values (-inf allowed), none NaN, checked by name."""
+    array = np.asarray(values) if isinstance(values, np.ndarray | list | tuple) else None
+    if array is None or array.dtype.kind not in "iuf" or array.shape != (n,) or np.isnan(array).any():
+        raise TypeError(f"log_acquisition must return a real array of shape ({n},) (one log value per point, "
+                        f"-inf allowed, not NaN), got {type(values).__name__} {values!r:.60}")
+    return array.astype(np.float64)
+
+
+def _checked_proposal(answer: Any, dim: int) -> tuple[np.ndarray, float]:
+    """A (subclass's) ``maximize_acquisition`` answer checked by name: a str log value was logged, a NaN
+    one never reached the ``Stalled`` test, a list or a point outside [0, 1]^d met errors naming U or X."""
+    what = (f"maximize_acquisition must return (u, log_value): u a float array of shape ({dim},) in "
+            f"[0, 1]^{dim}")
+    if not isinstance(answer, tuple | list) or len(answer) != 2:
+        raise TypeError(f"{what} and log_value a real number, got {type(answer).__name__} {answer!r:.60}")
+    u, log_value = answer
+    if not isinstance(u, np.ndarray) or u.dtype.kind != "f" or u.shape != (dim,) or \
+            not np.all((u >= 0.0) & (u <= 1.0)):
+        raise ValueError(f"{what}, got u = {u!r:.80}")
+    if isinstance(log_value, bool | np.bool_) or not isinstance(log_value, numbers.Real) or \
+            math.isnan(log_value):
+        raise TypeError(f"{what} and log_value a real number (-inf allowed, not NaN), got "
+                        f"{type(log_value).__name__} {log_value!r:.40}")
+    return u.astype(np.float64), float(log_value)
 
 
 def _polish(surrogates: _Surrogates, start: np.ndarray, best: float) -> tuple[np.ndarray, float]:
@@ -880,7 +914,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         hist = history()
         U = problem.to_unit(hist.X)
         best = float(hist.best_feasible()[-1])
-        u, log_value = algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c, best, rng)
+        answer = algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c, best, rng)
+        u, log_value = _checked_proposal(answer, problem.dim)
         if problem.f_star is None and np.isfinite(best) and log_value <= np.log(f_tolerance()):
             retcode = RetCode.Stalled
             break

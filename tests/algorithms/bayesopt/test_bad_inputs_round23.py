@@ -1,0 +1,68 @@
+"""Round 23 (issue #43): a CEI subclass's documented hooks (maximize_acquisition, log_acquisition) have their
+answers checked by name (red23a: a str or NaN log value was taken, a list or a point outside the unit box met
+errors naming U or X)."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.bayesopt import CEI, two_disks_problem
+
+PROPOSALS = {
+    "str log value": lambda d: (np.full(d, 0.3), "x"),
+    "nan log value": lambda d: (np.full(d, 0.3), float("nan")),
+    "list point": lambda d: ([0.5] * d, 0.0),
+    "outside the box": lambda d: (np.full(d, 1.5), 0.0),
+    "extra axis": lambda d: (np.full((1, d), 0.3), 0.0),
+    "no pair": lambda d: np.full(d, 0.3),
+}
+
+
+@pytest.mark.parametrize("answer", PROPOSALS.values(), ids=list(PROPOSALS))
+@pytest.mark.parametrize("how", ["solve", "ask_tell"])
+def test_maximize_acquisition_answer_checked(answer, how):
+    @dataclasses.dataclass(frozen=True)
+    class Sub(CEI):
+        def maximize_acquisition(self, surrogates, U, F, C, best, rng):
+            return answer(U.shape[1])
+
+    problem = two_disks_problem(initial=5)
+    with pytest.raises((TypeError, ValueError), match="maximize_acquisition must return"):
+        if how == "solve":
+            solve(problem, Sub(n_candidates=50), maxiters=3, seed=0)
+        else:
+            loop = Sub(n_candidates=50).ask_tell(problem.bounds, problem.n_constraints, initial=5, seed=0)
+            for _ in range(5):
+                x = loop.suggest()
+                loop.observe(x, problem.f(x), problem.c(x))
+            loop.suggest()
+
+
+LOG_VALUES = {
+    "str": lambda n: "x",
+    "None": lambda n: None,
+    "one too long": lambda n: np.zeros(n + 1),
+    "scalar": lambda n: 0.0,
+    "all nan": lambda n: np.full(n, np.nan),
+}
+
+
+@pytest.mark.parametrize("answer", LOG_VALUES.values(), ids=list(LOG_VALUES))
+def test_log_acquisition_answer_checked(answer):
+    @dataclasses.dataclass(frozen=True)
+    class Sub(CEI):
+        def log_acquisition(self, mu_f, sigma_f, mu_c, sigma_c, best_feasible):
+            return answer(len(mu_f))
+
+    with pytest.raises(TypeError, match="log_acquisition must return"):
+        solve(two_disks_problem(initial=8), Sub(n_candidates=50), maxiters=5, seed=0)
+
+
+def test_valid_hooks_still_run():
+    @dataclasses.dataclass(frozen=True)
+    class Sub(CEI):
+        def log_acquisition(self, mu_f, sigma_f, mu_c, sigma_c, best_feasible):
+            return -np.asarray(mu_f, dtype=float)
+
+    assert solve(two_disks_problem(initial=8), Sub(n_candidates=50), maxiters=3, seed=0).stats.iterations == 3
