@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from algorithms.chance import ScoreModel, VPSchedule, guided_reverse_sample, guidance_term, tweedie_mean
+from algorithms.chance import ScoreModel, VPSchedule, guidance_term, guided_reverse_sample, tweedie_mean
 
 
 class _Dropout(ScoreModel):
