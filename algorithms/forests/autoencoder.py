@@ -167,6 +167,18 @@ def _object_targets(y: np.ndarray) -> np.ndarray:
     raise TypeError(f"y must hold targets of one kind (all str labels or all real numbers), got {kinds}")
 
 
+def _as_integers(rounded: np.ndarray, dtype: Any) -> np.ndarray:
+    """Rounded floats as the ints of an integer column's ``dtype``, clipped to its range: a uint64 value near
+    2**64 rounds to the float 2**64, whose cast wrapped to 0 in silence (red23b)."""
+    info = np.iinfo(np.dtype(getattr(dtype, "numpy_dtype", dtype)))
+    out = np.zeros(rounded.shape, dtype=object)
+    high, low = rounded >= float(info.max), rounded <= float(info.min)
+    inside = ~(high | low)
+    out[inside] = [int(v) for v in rounded[inside]]
+    out[high], out[low] = info.max, info.min
+    return out
+
+
 def _refuse_loaded(name: str, what: str) -> None:
     raise ValueError(f"loaded state: {name} {what} (as fit leaves it; a state edited after fit is refused: "
                      f"fit again instead)")
@@ -487,6 +499,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                     bad = series[codes < 0].iloc[0]
                     raise ValueError(f"X column {name!r} holds the category {bad!r} unseen at fit time")
                 out[:, j] = codes
+            elif pd.api.types.is_complex_dtype(series.dtype):  # cast to float64: its imaginary part dropped
+                raise ValueError(f"X must be real: Complex data not supported (column {name!r} has dtype "
+                                 f"{series.dtype})")
             else:
                 try:
                     out[:, j] = series.to_numpy(dtype=np.float64)
@@ -831,7 +846,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 values = self.categories_[name][codes]
                 columns[name] = pd.Series(values).astype(dtype)
             elif pd.api.types.is_integer_dtype(dtype):
-                columns[name] = pd.Series(np.round(decoded[:, j])).astype(dtype)
+                columns[name] = pd.Series(_as_integers(np.round(decoded[:, j]), dtype)).astype(dtype)
             else:
                 columns[name] = pd.Series(decoded[:, j]).astype(dtype)
         frame = pd.DataFrame(columns)

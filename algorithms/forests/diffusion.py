@@ -9,7 +9,10 @@ so Euclidean distances in Z are diffusion distances after t steps, and Z₀ = Z 
 set. The eigenpairs come from Lanczos (ARPACK ``eigsh``) started from a seeded vector; its
 convergence criterion is ARPACK's: every Ritz pair has a relative residual below ``tol``
 (0 = machine precision), reached within ``maxiters`` restarts. Eigenvector signs are fixed
-(largest-magnitude entry positive) so that the embedding is a deterministic function of K.
+(largest-magnitude entry positive) so that, for a given ``seed``, the embedding is a deterministic function
+of K; where a kept eigenvalue is repeated (0.1 + 0.6 I has 0.6 n − 1 times) its eigenvectors are any basis
+of the eigenspace, so the embedding then depends on the seed (ARPACK's start vector) and may differ from
+:func:`dense_diffusion_map`'s by a rotation within that eigenspace (diffusion distances are the same).
 Components whose eigenvalue is below :data:`EIGEN_FLOOR` carry no information; Nyström sends
 them to 0.
 

@@ -65,7 +65,8 @@ __all__ = ["RFAE", "AutoencodingProblem"]
 class AutoencodingProblem(Problem):
     """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised
     forest (all str labels or all real numbers: an object array mixing them, or holding None, is refused
-    naming y), and optional held-out rows ``X_test`` (m, d) to embed and reconstruct."""
+    naming y), and optional held-out rows ``X_test`` (m, d) to embed and reconstruct (each entry in the
+    working range, then held in X's float dtype: beside a float32 X it is rounded to float32)."""
 
     X: Any
     y: Any = None
@@ -84,7 +85,9 @@ class AutoencodingProblem(Problem):
                 raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
             object.__setattr__(self, "y", read_only(y))  # as_array may alias the caller's array: a copy
         if self.X_test is not None:
-            X_test = as_float_array("X_test", self.X_test, ndim=2, dtype=X.dtype)
+            # its own values checked first (1e39 beside a float32 X was cast to inf and refused as "NaN or
+            # inf"), then held in X's dtype
+            X_test = as_float_array("X_test", self.X_test, ndim=2).astype(X.dtype)
             if X_test.shape[1] != X.shape[1]:
                 raise ValueError(f"X_test must have {X.shape[1]} columns like X, got {X_test.shape[1]}")
             if X_test.shape[0] == 0:  # the held-out error of no rows is undefined (a mean over nothing)

@@ -108,3 +108,37 @@ def test_rfae_with_seed_none_leaves_numpy_global_generator_alone():
         warnings.simplefilter("ignore")
         solve(AutoencodingProblem(data), RFAE(n_estimators=3), seed=None)
     assert np.array_equal(before, np.random.get_state()[1])  # noqa: NPY002
+
+
+def test_x_test_past_the_working_range_beside_a_float32_x_is_named_as_such():
+    # X_test was cast to X's float32 first and its inf reported as "NaN or inf" (red23b)
+    from algorithms.forests import AutoencodingProblem
+
+    data = X.astype(np.float32)
+    held = np.zeros((2, 4))
+    held[0, 0] = 1e39
+    with pytest.raises(ValueError, match=r"X_test has an entry of magnitude 1e\+39, outside the package's"):
+        AutoencodingProblem(data, X_test=held)
+    held[0, 0] = 3.4e38
+    assert AutoencodingProblem(data, X_test=held).X_test.dtype == np.float32
+
+
+def test_a_complex_dataframe_column_is_refused_naming_it():
+    # pandas counts complex as numeric: the column was cast to float, its imaginary part dropped, and score
+    # reported a perfect reconstruction (red23b)
+    frame = pd.DataFrame({"a": X[:, 0], "cx": X[:, 1] + 1j * X[:, 2]})
+    with pytest.raises(ValueError, match="X must be real: Complex data not supported \\(column 'cx'"):
+        RFAutoencoder(n_estimators=5, random_state=0).fit(frame)
+
+
+def test_integer_columns_near_their_dtype_limits_decode_without_wrapping():
+    # a uint64 value near 2**64 rounds to the float 2**64, whose cast wrapped to 0 (red23b)
+    n = X.shape[0]
+    frame = pd.DataFrame({"a": X[:, 0], "u": np.array([2**64 - 1, 2**63 + 5] * (n // 2), dtype=np.uint64),
+                          "i": np.array([2**63 - 1, -2**63] * (n // 2))})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = RFAutoencoder(n_components=2, n_estimators=10, random_state=0).fit(frame)
+        decoded = fitted.inverse_transform(fitted.transform(frame))
+    assert decoded["u"].min() >= 2**63 and decoded["u"].max() == 2**64 - 1  # none wrapped to 0
+    assert ((decoded["i"] > 0) == (frame["i"] > 0)).all()  # 2**63 - 1 wrapped to -2**63
