@@ -374,6 +374,9 @@ def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.n
 def empirical_violation(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
     """Fraction of ``problem.h_samples`` violated at each row of ``x`` (shape (batch,)).
 
+    ``x`` finite points of shape (batch, n) (batch 0 gives an empty result), or one point of shape (n,), taken
+    as a batch of one (shape (1,)).
+
     A point is empirically feasible when this is <= rho (at most ⌊ρL⌋ violated samples). A sample counts
     as satisfied when every g(x, h) >= −1e-7·u (LP answers sit on the boundary), u = 1 for g of ordinary size
     (g at the construction's probe points up to about 1e8 in magnitude), the power of two nearest max|g|
@@ -387,7 +390,8 @@ def out_of_sample_feasibility(
     problem: ChanceConstrainedProblem, x: Any, *, seed: int = 0, n_fresh: int | None = None
 ) -> np.ndarray:
     """Prob_h[g(x, h) >= 0] estimated on fresh samples from ``problem.h_sampler`` (never the
-    training ones), per row of ``x``; compare with 1 − rho. ``seed`` an int in [0, 2**64); ``n_fresh``
+    training ones), per row of ``x`` ((batch, n), or one point (n,) as a batch of one); compare with
+    1 − rho. ``seed`` an int in [0, 2**64); ``n_fresh``
     None (``problem.n_fresh``) or an int >= 1 (refused when the samples exceed this machine's memory).
 
     ``n_fresh`` (int >= 1, or None: ``problem.n_fresh``) is the number of fresh samples.

@@ -39,3 +39,16 @@ def test_train_mode_score_model_runs_in_eval_mode(call):
     assert torch.equal(call(model), call(model))
     assert torch.equal(state, torch.random.get_rng_state())
     assert model.training and model.drop.training
+
+
+@pytest.mark.parametrize("shape", [(2,), (0, 2), (1, 2), (3, 2)])
+def test_violation_and_feasibility_take_the_shapes_their_docstrings_state(shape):
+    # one point (n,) is a batch of one, batch 0 an empty result (the docstrings said only "each row of x")
+    import numpy as np
+
+    from algorithms.chance import empirical_violation, linear_gaussian_problem, out_of_sample_feasibility
+
+    problem = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    batch = 1 if len(shape) == 1 else shape[0]
+    assert empirical_violation(problem, np.zeros(shape)).shape == (batch,)
+    assert out_of_sample_feasibility(problem, np.zeros(shape), seed=1).shape == (batch,)
