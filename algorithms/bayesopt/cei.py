@@ -63,8 +63,10 @@ f⁺ (``inf`` before the first feasible point), the regret (when f* is known), t
 at the chosen point (log CEI; log PoF while no point is feasible, with ``"phase": "feasibility"``)
 and there the posterior σ_f and EI of f (what the paper's bounds are built from). A callback gets
 the same records whether or not they are stored; a run that ends before its first CEI step (the
-design meets the target, ``maxiters=0``, a non-finite value in the design) calls it once with
-``solve``'s final record (iteration 0, the value, the retcode; see :mod:`algorithms.core`).
+design meets the target, ``maxiters=0``, a non-finite value in the design) calls it once: with
+``solve``'s final record (iteration 0, the value, the retcode; see :mod:`algorithms.core`), except that a
+design meeting the target with ``maxiters`` >= 1 is itself a record (iteration 0, the evaluations, f⁺ and
+the regret; stored with ``store_trace=True``), so a callback's True there ends the run ``Terminated``.
 
 References
 ----------
@@ -910,6 +912,11 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         r = regret()
         if r is not None and r <= f_tolerance():
             retcode = RetCode.Success
+            # a design that meets the target is a record of this iterative run (iteration 0): a callback's
+            # True there ends it Terminated, as at every record (core's final record ignored it: red23a)
+            if iteration == 0 and monitor.record(iteration=0, n_evals=len(F), best_feasible=float(
+                    history().best_feasible()[-1]), regret=r):
+                retcode = RetCode.Terminated
             break
         hist = history()
         U = problem.to_unit(hist.X)

@@ -392,7 +392,8 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     ``grammar.CONFIG_SPACE``) may leave values out: those run at their documented defaults. ``maxiters``
     None or an int in [0, 2**63 - 1].
 
-    ``controller(obs)`` (optional, Agent 2) returns hyperparameters, asked before every
+    ``controller(obs)`` (optional, Agent 2) returns hyperparameters (a mapping, ``{}`` for no change; None is
+    refused naming it), asked before every
     ``control_interval``-th generation (an int >= 1; the values then hold until the next call).
     """
     with run_values():   # the operators get the run's own populations and f's values (any finite size)
@@ -464,9 +465,11 @@ def _run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
             # the user's controller: what it returns is checked like hyperparameters, naming it (a str gave
             # "'str' object has no attribute 'items'", w = NaN a NaN population); 1e-9 of a range lets
             # a decoded action's rounding past a bound through
-            update = _check_hyperparameters(plan, call_user("controller(obs)", controller, obs),
-                                            "controller(obs)", defaults=False,
-                                            slack=1e-9)
+            answer = call_user("controller(obs)", controller, obs)
+            if answer is None:   # a controller that forgot its return ran on as "no change" (red23a)
+                raise TypeError("controller(obs) must return a mapping module -> {name: value} ({} for no "
+                                "change), got None")
+            update = _check_hyperparameters(plan, answer, "controller(obs)", defaults=False, slack=1e-9)
             if update:
                 for module, config in update.items():
                     hp[module].update(config)
