@@ -66,3 +66,19 @@ def test_valid_hooks_still_run():
             return -np.asarray(mu_f, dtype=float)
 
     assert solve(two_disks_problem(initial=8), Sub(n_candidates=50), maxiters=3, seed=0).stats.iterations == 3
+
+
+def test_callback_true_when_the_design_meets_the_target_is_terminated():
+    # red23a: the design met f_star, the run made no record and core's final record ignored the True (Success)
+    from algorithms.bayesopt import ConstrainedBOProblem
+
+    problem = ConstrainedBOProblem(f=lambda x: float((x**2).sum()), c=lambda x: np.array([x[0] - 0.5]),
+                                   bounds=[[-1, 1], [-1, 1]], initial=np.array([[0.0, 0.0], [0.5, 0.5]]),
+                                   n_constraints=1, f_star=0.0)
+    records = []
+    sol = solve(problem, CEI(n_candidates=50), maxiters=5, seed=0,
+                callback=lambda r: records.append(r) or True)
+    assert sol.retcode.name == "Terminated" and len(records) == 1 and records[0]["regret"] == 0.0
+    assert solve(problem, CEI(n_candidates=50), maxiters=5, seed=0).retcode.name == "Success"
+    assert solve(problem, CEI(n_candidates=50), maxiters=0, seed=0, callback=lambda r: True).retcode.name == \
+        "MaxIters"

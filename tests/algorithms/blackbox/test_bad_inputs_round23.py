@@ -39,3 +39,15 @@ def test_evaluator_box_slack_is_as_documented(dtype, side):
     assert ev(np.array([[edge + side * 1e-4, 1.0]])).shape == (1,)
     with pytest.raises(ValueError, match="X must hold points of the box"):
         ev(np.array([[edge + side * 1.0, 1.0]]))
+
+
+def test_controller_returning_none_is_refused():
+    # red23a: a controller that forgot its return ran on as "no change"
+    from algorithms.blackbox import WorkflowPlan, run_workflow
+
+    plan = WorkflowPlan.parse(("init.lhs", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy"))
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), budget=200))
+    with pytest.raises(TypeError, match=r"controller\(obs\) must return"):
+        run_workflow(plan, ev, np.random.default_rng(0), {}, controller=lambda obs: None)
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), budget=200))
+    assert run_workflow(plan, ev, np.random.default_rng(0), {}, controller=lambda obs: {}).stop == "budget"
