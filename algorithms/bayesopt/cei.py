@@ -914,8 +914,9 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
             retcode = RetCode.Success
             # a design that meets the target is a record of this iterative run (iteration 0): a callback's
             # True there ends it Terminated, as at every record (core's final record ignored it: red23a)
-            if iteration == 0 and monitor.record(iteration=0, n_evals=len(F), best_feasible=float(
-                    history().best_feasible()[-1]), regret=r):
+            best_now = float(history().best_feasible()[-1])
+            if iteration == 0 and monitor.record(iteration=0, value=best_now, n_evals=len(F),
+                                                 best_feasible=best_now, regret=r):
                 retcode = RetCode.Terminated
             break
         hist = history()

@@ -170,7 +170,10 @@ def test_callback_called_when_the_run_ends_in_the_design(case):
     sol = solve(problem, CEI.paper(kernel=SE), store_trace=True, callback=calls.append, **options)
     assert sol.retcode is expected
     assert len(calls) == 1 and calls == sol.trace
-    assert calls[0]["iteration"] == 0 and calls[0]["retcode"] == str(expected)
+    # round 23: a design meeting the target is the run's own record (a True there is Terminated), not
+    # solve's final record (which carries the retcode)
+    own = case == "target_met_by_design"
+    assert calls[0]["iteration"] == 0 and calls[0].get("retcode") == (None if own else str(expected))
     assert calls[0]["value"] == sol.value or np.isnan(sol.value)
-    kept = solve(problem, CEI.paper(kernel=SE), store_trace=True, **options).trace  # the same final record
-    assert [(r["iteration"], r["retcode"]) for r in kept] == [(0, str(expected))]
+    kept = solve(problem, CEI.paper(kernel=SE), store_trace=True, **options).trace  # the same record
+    assert [(r["iteration"], r.get("retcode")) for r in kept] == [(0, None if own else str(expected))]
