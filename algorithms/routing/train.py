@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from algorithms._validation import (
+    WORKING_MAX,
     check_bool,
     check_choice,
     check_count,
@@ -153,15 +154,16 @@ def _check_meta(meta: dict[str, Any], model: RoutingGFlowNet) -> None:
                            or meta["size"] < 2):
         raise ValueError(f"its meta['size'] must be the training instances' size, an int >= 2, got "
                          f"{meta['size']!r}")
-    if "problem" in meta and meta["problem"] != model.problem:
-        raise ValueError(f"its meta['problem'] must be the model's own {model.problem!r}, got "
-                         f"{meta['problem']!r}")
+    for key, own in model.config().items():  # as save_checkpoint: a meta hidden = 64 beside a 32-wide model
+        if key in meta and key != "k" and meta[key] != own:
+            raise ValueError(f"its meta[{key!r}] must be the model's own {own!r}, got {meta[key]!r}")
 
 
 def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[str, Any]]:
     """(model, metadata, raw state) from a checkpoint written by :func:`save_checkpoint` (or :func:`train`): a
-    meta ``size`` must be an int >= 2 and a meta ``problem`` the model's own, each refused by name otherwise
-    (HBG reads them)."""
+    meta ``size`` must be an int >= 2 and a meta ``problem``, ``hidden`` or ``layers`` the model's own, each
+    refused by name otherwise (HBG reads them); a finite weight past the working range (|w| > 3.4e38) is
+    refused naming it (a NaN/inf one loads: HBG's broken checkpoint, ``Diverged``)."""
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str path to a .pt checkpoint, got {type(path).__name__}")
     if not os.path.isfile(path):
@@ -180,8 +182,20 @@ def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[st
         _check_meta(meta, model)
     except Exception as exc:  # a corrupt or foreign file
         raise ValueError(f"checkpoint {str(path)!r} is not a routing GFlowNet checkpoint: {exc}") from exc
+    _refuse_out_of_range_weights(path, state["model"])
     model.eval()
     return model, dict(meta), state
+
+
+def _refuse_out_of_range_weights(path: str, weights: dict[str, Any]) -> None:
+    """HBG's documented refusal: a finite weight past the working range (|w| > 3.4e38) named. Copied into the
+    float32 model it became inf, the broken checkpoint's Diverged, not the ValueError promised (red23b)."""
+    for name, value in weights.items():
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel():
+            finite = value[torch.isfinite(value)]
+            if finite.numel() and float(finite.abs().max()) > WORKING_MAX:
+                raise ValueError(f"checkpoint {str(path)!r}: weight {name} has an entry of magnitude "
+                                 f"{float(finite.abs().max()):.3g}, past the working range (|w| <= 3.4e38)")
 
 
 def _whole_count(value: torch.Tensor) -> bool:

@@ -38,3 +38,40 @@ def test_solution_x_is_the_documented_list_of_node_indices(kind, index, maxiters
     else:
         assert x[-1] == 0 and sorted(v for v in x if v) == list(range(1, 7))
         assert cvrp_cost(instance, x) == pytest.approx(sol.value, rel=1e-12)
+
+
+def _edited_checkpoint(tmp_path, edit):
+    import torch
+
+    from algorithms.routing.hbg import shipped_checkpoints
+
+    state = torch.load(shipped_checkpoints()["tsp20_hybrid"], weights_only=False)
+    edit(state)
+    path = str(tmp_path / "edited.pt")
+    torch.save(state, path)
+    return path
+
+
+@pytest.mark.parametrize("value", [1e39, -1e39, 3.5e38])
+def test_hbg_checkpoint_weight_past_the_working_range_is_refused_naming_it(tmp_path, value):
+    # HBG's module docstring: "A checkpoint weight past the working range (|w| > 3.4e38) is refused by name";
+    # copied into the float32 model it became inf and the solve ended Diverged (red23b)
+    import torch
+
+    def edit(state):
+        state["model"]["flow_count"] = torch.tensor(value, dtype=torch.float64)
+    path = _edited_checkpoint(tmp_path, edit)
+    with pytest.raises(ValueError, match="flow_count"):
+        solve(random_tsp(20, seed=1), HBG(checkpoint=path, samples=4), seed=0)
+
+
+@pytest.mark.parametrize(("key", "value"), [("hidden", 64), ("layers", 7), ("problem", "cvrp")])
+def test_checkpoint_meta_contradicting_the_model_is_refused_at_load(tmp_path, key, value):
+    # save_checkpoint refuses such a meta; load_checkpoint checked size/problem only (a hidden of 64 beside a
+    # 32-wide model loaded without a word)
+    from algorithms.routing.train import load_checkpoint
+
+    def edit(state):
+        state["meta"][key] = value
+    with pytest.raises(ValueError, match=rf"meta\['{key}'\]"):
+        load_checkpoint(_edited_checkpoint(tmp_path, edit))
