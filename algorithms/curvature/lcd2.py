@@ -46,7 +46,7 @@ import numpy as np
 import scipy.optimize
 
 from algorithms._validation import WORKING_MAX, as_float_array, check_positive, run_values, user_range
-from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
     check_caller_range,
@@ -289,7 +289,8 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
 
     A ``g`` whose ‖g‖² underflows to 0 in float64 (every |gᵢ| below about 1e-162) is taken by rescaling f by
     a power of two, except where the rescaled Δ would pass 3.4e38 (Δ/‖g‖² past float64: g = 1e-200 with
-    Δ = 1, a step of 1e200): then it is refused naming g.
+    Δ = 1, a step of 1e200): then it is refused naming g, as is any g whose Δ/‖g‖² overflows float64 along
+    a direction C does not curve (a subnormal ‖g‖²: g = 1e-155 with C = 0 and Δ = 1).
 
     Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``. ``delta`` must be >= 0; at
     ``delta = 0`` (x attains f* as far as f* tells) or ``g = 0`` the step is zero and ``x`` is returned
@@ -321,6 +322,11 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
                          f"{float(np.max(np.abs(g))):.3g}), so the step overflows; rescale f")
     with run_values():  # Δ >= 0 here: any size (the multiplier's own check is for a caller's Δ > 0)
         lam = lcd2_multiplier(delta, ghat, D)
+    if math.isinf(lam) and np.any(ghat[D == 0]):
+        # not the Newton step: Δ/‖g‖² overflowed along a direction C does not curve (a subnormal ‖g‖², |g|
+        # about 1e-155, left x unchanged with multiplier inf; red23b): the step is past float64, as documented
+        raise ValueError(f"g is too small: Δ/‖g‖² overflows float64 (max |g_i| = "
+                         f"{float(np.max(np.abs(g))):.3g}), so the step overflows; rescale f")
     if math.isinf(lam):  # Newton step C⁺g (equality case of Lemma E.5)
         coef = np.zeros_like(D)
         pos = D > 0
@@ -362,7 +368,9 @@ class LCD2(Algorithm):
     docstring). The trace records the multiplier ``λ = 1/β`` of every step. ``tol``
     (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; None, the default, is
     valid and means 1e-10)
-    stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``). A step whose Δ/‖∇f‖²
+    overflows float64 along a direction C does not curve (:func:`lcd2_step` refuses it naming g) ends the
+    solve ``RetCode.Degenerate``: the step is undefined in floating point (as LCD3's).
     """
 
 
@@ -381,7 +389,13 @@ def _solve(problem: CurvatureProblem, algorithm: LCD2, options: SolveOptions) ->
         C = problem.curvature_at(x)
         stats.hess_calls += 1
         stats.linear_solves += 1
-        return lcd2_step(x, g, C, max(fx - f_star, 0.0))
+        try:
+            return lcd2_step(x, g, C, max(fx - f_star, 0.0))
+        except ValueError as exc:  # Δ/‖g‖² past float64 (lcd2_step's refusal): undefined here, as LCD3's
+            if not str(exc).startswith("g is too small"):
+                raise
+            return None, {"retcode": RetCode.Degenerate,
+                          "reason": f"LCD2's step is undefined in floating point: {exc}"}
 
     return run_descent(problem, options, step, name="LCD2")
 

@@ -1224,13 +1224,16 @@ def _lp_parts(r: np.ndarray, p: float):
     max |rᵢ| and in logs: the plain Σ|rᵢ|^p underflowed to 0 for a large p or small residuals (p = 2**63, or
     p = 100 with residuals 1e-4), and (|r|/N)^{p−2} of a rounded |r|/N gained a factor e^{1e-16·p} (2 where
     p = 1e17: ∇‖(1, 1, ½)‖² was [2, 2, 0] for [1, 1, 0]). log(|rᵢ|/top) is log1p((|rᵢ| − top)/top), whose
-    difference is exact near the top."""
+    difference is exact near the top, and log(|rᵢ|/top) below half of it (each correct to rounding)."""
     a = np.abs(r)
     top = float(np.max(a, initial=0.0))
     if top == 0.0:
         return 0.0, np.zeros_like(a), np.zeros_like(a)
     with np.errstate(divide="ignore", under="ignore"):
-        log_ratio = np.log1p((a - top) / top)  # log(aᵢ/top) <= 0; −inf at aᵢ = 0
+        # log(aᵢ/top) <= 0 (−inf at aᵢ = 0): log1p of the exact difference near the top, log of the ratio
+        # below half of it (log1p of a difference near −1 lost its digits: 1e-17 beside 1 gave w = 0; red23b)
+        ratio = a / top
+        log_ratio = np.where(ratio >= 0.5, np.log1p((a - top) / top), np.log(ratio))
         log_sum = float(np.log(np.sum(np.exp(p * log_ratio))))  # Σ(aᵢ/top)^p in [1, n]
         N = np.float64(top) * math.exp(log_sum / p)  # numpy's float: N² past 1e308 is inf
         # (|r|/N)⁰ = 1 at p = 2, also at rᵢ = 0 (where 0·(−inf) is NaN)

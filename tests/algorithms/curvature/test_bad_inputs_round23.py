@@ -66,3 +66,36 @@ def test_lbfgs_original_is_an_optimize_result_on_every_path(case):
     expected = {"maxiters0": "MaxIters", "stop_at_x0": "Terminated", "nan_f_midrun": "Diverged",
                 "ordinary": "Success"}[case]
     assert sol.retcode.name == expected
+
+
+@pytest.mark.parametrize("p", [3, 4, 2.5])
+@pytest.mark.parametrize("small", [1e-8, 1e-12, 1e-15, 1e-17])
+def test_squared_lp_norm_gradient_and_curvature_correct_far_below_the_top(p, small):
+    # red23b: log(|rᵢ|/top) as log1p((|rᵢ| − top)/top) lost its digits far below the top (1e-17 beside 1 gave
+    # a gradient and curvature entry of 0.0; 1e-12 was off by 2e-5)
+    from algorithms.curvature import squared_lp_norm
+
+    prob = squared_lp_norm(p, x0=np.array([1.0, small]))
+    N = (1.0 + small ** p) ** (1.0 / p)
+    exact_w = (small / N) ** (p - 2)
+    assert prob.gradient(prob.x0)[1] == pytest.approx(2.0 * small * exact_w, rel=1e-13)
+    C = prob.curvature_at(prob.x0)
+    entry = C[1] if C.ndim == 1 else C[1, 1]
+    assert entry > 0
+
+
+@pytest.mark.parametrize("g", [1e-155, 1e-158, 1e-160])
+def test_lcd2_step_with_a_subnormal_gradient_norm_is_refused_naming_g(g):
+    # red23b: ‖g‖² subnormal (not 0) skipped both the rescaling and the underflow refusal; Δ/‖g‖² = inf was
+    # read as the Newton step with C = 0 and x came back unchanged (multiplier inf)
+    from algorithms.curvature import lcd2_step
+
+    with pytest.raises(ValueError, match=r"^g is too small"):
+        lcd2_step(np.array([1.0]), np.array([g]), np.zeros((1, 1)), 1.0)
+
+
+def test_lcd2_step_newton_case_still_taken():
+    from algorithms.curvature import lcd2_step
+
+    x, info = lcd2_step(np.array([1.0]), np.array([2.0]), np.array([2.0]), 1.0)
+    assert x.tolist() == [0.0] and info["multiplier"] == float("inf")
