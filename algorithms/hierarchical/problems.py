@@ -467,8 +467,26 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
         grad=_OnCheckedPoints(grad, "grad(x, y, rng)", x0, y0, None),
         # x² in float64: a float32 x of 2.6e19 (documented valid: Φ = 3.4e38 fits) squared to inf in float32
         phi=_OnCheckedPoints(lambda x: float(np.cos(x[0])) + 0.5 * c * c * float(x[0]) ** 2, "phi(x)", x0),
-        grad_phi=_OnCheckedPoints(lambda x: c * c * x - np.sin(x), "grad_phi(x)", x0),
+        grad_phi=_OnCheckedPoints(lambda x: _synthetic_grad_phi(c, x), "grad_phi(x)", x0),
         x0=x0, y0=y0, sigma=sigma, noise=noise)
+
+
+#: x − sin x = Σ_k (−1)^(k+1) x^(2k+1)/(2k+1)!, k = 1..12: to rounding for |x| < 1 (the next term: 1/27!)
+_X_MINUS_SIN = tuple((-1.0) ** (k + 1) / math.factorial(2 * k + 1) for k in range(1, 13))
+
+
+def _synthetic_grad_phi(c: float, x: np.ndarray) -> np.ndarray:
+    """∇Φ(x) = c²x − sin x without cancellation: for |x| < 1 as (c − 1)(c + 1)x + (x − sin x), the latter by
+    its series (c²x − sin x lost every digit near 0 at c = 1: 0.0 at x = 1e-8, true 1.7e-25, a Success on a
+    zero gradient; red23b); elsewhere as before."""
+    x64 = np.asarray(x, dtype=np.float64)
+    small = np.abs(x64) < 1.0
+    z = np.where(small, x64, 0.0)
+    series = np.zeros_like(z)
+    for coefficient in reversed(_X_MINUS_SIN):  # Horner in x²: x³(a1 + x²(a2 + ...))
+        series = series * z * z + coefficient
+    near = (c - 1.0) * (c + 1.0) * z + series * z * z * z
+    return np.where(small, near, c * c * x64 - np.sin(x64)).astype(np.asarray(x).dtype)
 
 
 #: the drawn A's smallest eigenvalue may differ from mu_g by this fraction (A's float64 rounding)
@@ -489,7 +507,8 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     indefinite A), ``reg`` >= 0;
     ``seed`` an int in [0, 2**64); ``dtype`` numpy float32 or float64.
 
-    A (with both ends of the spectrum attained), B and b are drawn from ``seed``. Then
+    A (with both ends of the spectrum attained when ``dim_y`` >= 2; A = [mu_g] when ``dim_y`` = 1), B and b
+    are drawn from ``seed``. Then
     y*(x) = A⁻¹Bx, Φ(x) = ½‖A⁻¹Bx − b‖² + (reg/2)‖x‖² and
     ∇Φ(x) = reg·x + (A⁻¹B)ᵀ(A⁻¹Bx − b), the closed form the Neumann series approximates.
 
@@ -502,6 +521,9 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     check_nonnegative("reg", reg)
     mu_g, l_g1 = check_positive("mu_g", mu_g), check_positive("l_g1", l_g1)  # numpy scalars accepted
     check_working_range("l_g1", l_g1)
+    if not mu_g <= l_g1:  # the docstring rule, before A is drawn (the spectrum check blamed rounding; red23b)
+        raise ValueError(f"mu_g must be <= l_g1 (strong convexity below smoothness), got mu_g = {mu_g!r} > "
+                         f"l_g1 = {l_g1!r}")
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     rng = np.random.default_rng(seed)

@@ -35,3 +35,35 @@ def test_neumann_terms_numpy_int_horizon_is_not_cubed_in_int64(horizon, expected
     from algorithms.hierarchical import neumann_terms
 
     assert neumann_terms(kind(horizon), 0.5, 1.0) == expected
+
+
+@pytest.mark.parametrize("x", [1e-8, 1e-6, 1e-4, 0.3, -0.9])
+@pytest.mark.parametrize("coupling", [1.0, 1.0 + 1e-9])
+def test_synthetic_grad_phi_has_no_cancellation_near_zero(x, coupling):
+    # red23b: c²x − sin x gave 0.0 at x = 1e-8 (c = 1; true 1.67e-25), and a solve ended Success at x0 with
+    # tol = 1e-30 on that zero gradient
+    from fractions import Fraction
+
+    prob = synthetic_minimax(coupling=coupling, x0=x, y0=x)
+    got = float(prob.grad_phi(np.array([x]))[0])
+    # x − sin x by its exact alternating series, in Fractions
+    fx = Fraction(x)
+    series = sum(Fraction((-1) ** (k + 1), __import__("math").factorial(2 * k + 1)) * fx ** (2 * k + 1)
+                 for k in range(1, 30))
+    exact = float((Fraction(coupling) ** 2 - 1) * fx + series)
+    assert got == pytest.approx(exact, rel=1e-12)
+
+
+def test_synthetic_minimax_no_success_on_a_cancelled_gradient():
+    prob = synthetic_minimax(coupling=1.0, x0=1e-8, y0=1e-8)
+    sol = solve(prob, SGDA(), tol=1e-30, maxiters=20)
+    assert sol.retcode.name != "Success"
+
+
+@pytest.mark.parametrize("dim_y", [1, 4])
+def test_quadratic_bilevel_mu_above_l_refused_by_the_documented_rule(dim_y):
+    # red23b: dim_y >= 2 blamed A's rounding and asked for a ratio <= 1e9 (the ratio was 0.67)
+    from algorithms.hierarchical import quadratic_bilevel
+
+    with pytest.raises(ValueError, match=r"mu_g must be <= l_g1"):
+        quadratic_bilevel(mu_g=3.0, l_g1=2.0, dim_y=dim_y)
