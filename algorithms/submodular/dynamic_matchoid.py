@@ -479,7 +479,8 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
     Its settings (``eps``, ``seed``, ``max_value``, ``monotone``, ``max_guess``, and the derived ``q``, ``c``)
     and counters (``rebuilds``) cannot be set after construction: assigning one raises a TypeError naming
     it (build a new object for other settings); any other public name (a misspelt ``epsilon = 0.1``) raises
-    the README's ``UnknownAttributeError`` (an AttributeError and a ValueError) naming it.
+    the README's ``UnknownAttributeError`` (an AttributeError and a ValueError) naming it. A user's subclass
+    is not sealed (its ``__init__`` may set attributes of its own after this one's).
     """
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid, eps: float = 0.1,
@@ -502,7 +503,9 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
         self._present: dict[Hashable, tuple] = {}
         self._dr_tests = 0  # diminishing-returns tests made so far (see _sample_submodularity)
         self._stop_reason = ""
-        self._seal()  # eps = 5 written later was used by the next run built; seed = 7 ignored
+        # eps = 5 written later was used by the next run built; seed = 7 ignored. A user's subclass is not
+        # sealed (its own __init__ sets more after this one: red23b), as the matroids' are not
+        self._seal(DynamicMatchoidMaximizer)
 
     @property
     def rebuilds(self) -> int:
@@ -519,12 +522,13 @@ class DynamicMatchoidMaximizer(SealedAfterInit):
         as it was: eps = nan, q = 2 or seed = -1 written into a state ran the next inserts in silence;
         red20b). A name the object does not have is refused, its counters checked, and it is sealed again
         (a state with ``_sealed = False`` opened it: ``eps = 5.0`` was then taken; red23b)."""
-        unknown = sorted(set(state) - _MAXIMIZER_STATE)
+        own = type(self) is DynamicMatchoidMaximizer  # a user's subclass holds names of its own, unsealed
+        unknown = sorted(set(state) - _MAXIMIZER_STATE) if own else []
         if unknown:
             raise UnknownAttributeError(f"DynamicMatchoidMaximizer takes no attribute {unknown[0]!r} (a "
                                         f"loaded state's; its state holds {sorted(_MAXIMIZER_STATE)})")
         self.__dict__.update(state)
-        object.__setattr__(self, "_sealed", True)
+        object.__setattr__(self, "_sealed", own)
         if not isinstance(self._oracle, CountingOracle):
             raise TypeError(f"_oracle must be a CountingOracle (a loaded state's), got "
                             f"{type(self._oracle).__name__}")

@@ -140,14 +140,15 @@ class SealedAfterInit(_Sealed):
 class CountingOracle(SealedAfterInit):
     """``f`` and the matchoid's independence oracles behind one counter. ``f``, ``matchoid`` and the counts
     cannot be set after construction (a TypeError naming the attribute; a name it does not have, such as a
-    misspelt ``querys``, raises the README's ``UnknownAttributeError`` naming it)."""
+    misspelt ``querys``, raises the README's ``UnknownAttributeError`` naming it). A user's subclass is not
+    sealed (its ``__init__`` may set attributes of its own)."""
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid) -> None:
         self._f = check_set_function(f)
         self._matchoid = check_matchoid(matchoid)
         self._value_queries = 0
         self._independence_queries = 0
-        self._seal()
+        self._seal(CountingOracle)  # a user's subclass is not sealed (its __init__ may set more; red23b)
 
     def _init_args(self) -> tuple:
         return self._f, self._matchoid, self._value_queries, self._independence_queries

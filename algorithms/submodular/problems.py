@@ -94,7 +94,22 @@ class _SetProblem(Problem):
                 raise ValueError(f"matroids[{j}].rank changed after the Matchoid was built ({rank} -> "
                                  f"{matroid.rank!r}); build a new Matchoid and problem for it")
             check_matroid(f"matroids[{j}]", matroid, self.universe if matroid.ground is None else None)
+        self._check_p()
         self._check_rank()
+
+    def _check_p(self) -> None:
+        """The matchoid's p as its matroids give it: one set past the seal (object.__setattr__(m, "p", 5))
+        sampled SampleGreedy/DynamicMatchoid with it, a Success in silence (red23b)."""
+        matroids = self.matchoid.matroids
+        everywhere = sum(1 for m in matroids if m.ground is None)
+        counts: dict[Hashable, int] = {}
+        for m in matroids:
+            for element in m.ground or ():
+                counts[element] = counts.get(element, 0) + 1
+        p = max([everywhere] + [everywhere + c for c in counts.values()])
+        if self.matchoid.p != p:
+            raise ValueError(f"Matchoid.p = {self.matchoid.p!r} is not its matroids' p = {p} (changed after "
+                             f"the Matchoid was built); build a new Matchoid and problem")
 
     def _check_free_matroids(self) -> None:
         """A user's matroid with ``ground = None`` checked on this problem's elements (see Matroid)."""

@@ -142,3 +142,33 @@ def test_sampling_parameters_numpy_int_p_is_not_squared_in_int64(p, kind):
     from algorithms.submodular import sampling_parameters
     q, c = sampling_parameters(kind(p))
     assert q == 1.0 / (p + math.sqrt(p * p + p) + 1.0) and c == math.sqrt(1.0 + 1.0 / p)
+
+
+@pytest.mark.parametrize("base", [DynamicMatchoidMaximizer, CountingOracle])
+def test_a_users_subclass_sets_its_own_attributes(base):
+    # red23b: SealedAfterInit sealed whatever the type, so a subclass's own __init__ failed after super()
+    class Logged(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.log = []
+
+    args = (len, Matchoid([UniformMatroid(2)]))
+    obj = Logged(*args, eps=0.1, seed=0) if base is DynamicMatchoidMaximizer else Logged(*args)
+    assert obj.log == []
+    if base is DynamicMatchoidMaximizer:
+        obj.insert(1)
+        assert obj.value == 1.0
+        import copy
+        assert copy.deepcopy(obj).log == []
+
+
+def test_a_matchoid_p_set_past_the_seal_is_refused_at_solve():
+    # red23b addendum: object.__setattr__(m, "p", 5) sampled SampleGreedy with p = 5 and ended Success
+    from algorithms import solve
+    from algorithms.submodular import MatchoidMaximization, SampleGreedy
+
+    m = Matchoid([UniformMatroid(2)])
+    prob = MatchoidMaximization(lambda s: float(len(s)), m, list(range(5)))
+    object.__setattr__(m, "p", 5)
+    with pytest.raises(ValueError, match=r"Matchoid\.p = 5"):
+        solve(prob, SampleGreedy(), seed=0)
