@@ -634,6 +634,8 @@ def _check_curvature_constant(value: Any) -> float:
     """``L_C``: a real number in [0, ∞] (∞: no upper bound is known)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real | np.floating | np.integer):
         raise TypeError(f"L_C must be a real number >= 0 (or math.inf), got {type(value).__name__}")
+    # only a float inf is the documented limit: Fraction(10**400) or longdouble 1e4000 became it (red23b)
+    given_inf = isinstance(value, float | np.floating) and bool(np.isinf(value))
     if not isinstance(value, int | float | np.floating | np.integer):
         value = to_float(value)  # a Fraction was refused by TypeError
     if isinstance(value, int | np.integer) and abs(value) > 2**1023:  # float() raised OverflowError
@@ -642,6 +644,9 @@ def _check_curvature_constant(value: Any) -> float:
         raise ValueError(f"L_C must be >= 0 (or math.inf when only the lower bound is known), "
                          f"got {value!r}")
     value = float(value)
+    if math.isinf(value) and not given_inf:
+        raise ValueError("L_C must be math.inf or a finite real at most 3.4e38 (the working range), got a "
+                         "finite value past float64's range")
     # inf is the documented "no upper bound"; a finite L_C (>= 0: any value from 0 up) is at most the
     # working range's maximum (1e308 was taken, overflowing every step's shifted solve)
     return value if math.isinf(value) else check_working_range("L_C", value, scale=False)

@@ -99,3 +99,22 @@ def test_lcd2_step_newton_case_still_taken():
 
     x, info = lcd2_step(np.array([1.0]), np.array([2.0]), np.array([2.0]), 1.0)
     assert x.tolist() == [0.0] and info["multiplier"] == float("inf")
+
+
+@pytest.mark.parametrize("L_C", [__import__("fractions").Fraction(10**400), np.longdouble("1e4000")])
+def test_curvature_problem_L_C_past_float64_is_not_read_as_the_inf_limit(L_C):
+    # red23b: a finite L_C past float64 became math.inf (the documented "lower bound only" limit) in silence
+    from algorithms.curvature import CurvatureProblem
+
+    with pytest.raises(ValueError, match=r"L_C must be math\.inf or a finite real"):
+        CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                         curvature=lambda x: 2 * np.ones_like(x), L_C=L_C, x0=np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("G", [np.longdouble("1e-4000"), __import__("fractions").Fraction(1, 10**400)])
+def test_lcd3_stepsize_G_below_float64_refused_naming_G(G):
+    # red23b: a longdouble G below float64's range met Python's ZeroDivisionError
+    from algorithms.curvature import lcd3_stepsize
+
+    with pytest.raises(ValueError, match=r"^G \("):
+        lcd3_stepsize(0.1, G)
