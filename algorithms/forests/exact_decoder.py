@@ -223,6 +223,7 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
         raise TypeError(f"progress must be a bool, got {type(progress).__name__} {progress!r}")
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
+    partition.checked_forest()  # a field replaced after construction: checked again, by name
     K0_hat = as_real_array("K0_hat", K0_hat)
     train_leaves = as_array("train_leaves", train_leaves)
     B, L = partition.n_trees, partition.n_leaves

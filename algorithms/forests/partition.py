@@ -49,7 +49,9 @@ from algorithms._validation import (
     check_generator,
     check_int_at_least,
     read_only,
+    remember_validated,
     resealed,
+    revalidate_if_reassigned,
 )
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
@@ -296,6 +298,7 @@ class ForestPartition:
                             ("node_to_leaf", tuple(read_only(m) for m in maps))):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_trees_crc", _trees_fingerprint(forest))
+        remember_validated(self)  # a field replaced later (object.__setattr__) is checked again at its use
 
     def __setstate__(self, state: dict) -> None:
         """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable), and the
@@ -306,7 +309,9 @@ class ForestPartition:
     def checked_forest(self) -> Any:
         """``forest``, refused by name when refitted (or its trees replaced) after construction: the boxes and
         node maps belong to the trees as built (``part.forest.fit(...)`` gave leaf ids of boxes that did not
-        hold the points, or numpy's index error naming nothing)."""
+        hold the points, or numpy's index error naming nothing). A field replaced past the frozen dataclass
+        (``object.__setattr__``: node maps past n_leaves, NaN boxes) is checked again here, by name."""
+        revalidate_if_reassigned(self)
         try:
             same = _trees_fingerprint(self.forest) == self.__dict__.get("_trees_crc")
         except (AttributeError, TypeError, ValueError):  # estimators_ or a tree_ replaced by something else

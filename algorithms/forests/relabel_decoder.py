@@ -162,6 +162,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
     check_generator("rng", rng)
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
+    partition.checked_forest()  # a field replaced after construction: checked again, by name
     if not callable(embed):
         raise TypeError(f"embed must be callable (rows -> embeddings), got {type(embed).__name__}")
     check_takes("embed", embed, "embed(X)", 1)  # a 0-argument embed met Python's own arity error

@@ -142,3 +142,33 @@ def test_integer_columns_near_their_dtype_limits_decode_without_wrapping():
         decoded = fitted.inverse_transform(fitted.transform(frame))
     assert decoded["u"].min() >= 2**63 and decoded["u"].max() == 2**64 - 1  # none wrapped to 0
     assert ((decoded["i"] > 0) == (frame["i"] > 0)).all()  # 2**63 - 1 wrapped to -2**63
+
+
+@pytest.mark.parametrize("field", ["node_to_leaf", "lower", "upper", "tree_of"])
+@pytest.mark.parametrize("use", ["leaves", "exact_decode", "relabel_forest"])
+def test_a_forest_partition_field_replaced_after_construction_is_refused_naming_it(field, use):
+    # object.__setattr__ past the frozen dataclass: leaf ids past n_leaves, NaN or inverted boxes, a tree
+    # index past the forest were used by leaves()/relabel_forest, and exact_decode met an IndexError (red23b)
+    from sklearn.ensemble import RandomForestRegressor
+
+    from algorithms.forests import ForestPartition
+    from algorithms.forests.exact_decoder import exact_decode
+    from algorithms.forests.relabel_decoder import relabel_forest
+
+    points = np.arange(16.0).reshape(-1, 2)
+    forest = RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0).fit(points, points[:, 0])
+    part = ForestPartition.from_forest(forest)
+    edits = {"node_to_leaf": tuple(m * 0 + 99 for m in part.node_to_leaf),
+             "lower": np.full_like(part.lower, np.nan), "upper": part.lower - 1,
+             "tree_of": part.tree_of * 0 + 5}
+    bad = copy.copy(part)
+    object.__setattr__(bad, field, edits[field])
+    low, high, coded = points.min(0), points.max(0), np.zeros(2, bool)
+    calls = {"leaves": lambda: bad.leaves(points[:3]),
+             "exact_decode": lambda: exact_decode(np.ones((1, 8)) / 8, bad, part.leaves(points), low, high,
+                                                  coded, np.random.default_rng(0)),
+             "relabel_forest": lambda: relabel_forest(bad, lambda r: r[:, :1] * 1.0, low, high, coded,
+                                                      np.random.default_rng(0))}
+    with pytest.raises(ValueError, match=rf"ForestPartition\.{field} was changed after construction"):
+        calls[use]()
+    assert part.leaves(points[:3]).tolist() == pickle.loads(pickle.dumps(part)).leaves(points[:3]).tolist()
