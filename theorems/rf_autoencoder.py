@@ -280,10 +280,14 @@ def _ignore_first_tree(part: ForestPartition) -> ForestPartition:
 
 
 def _with_boxes(part: ForestPartition, lower: np.ndarray, upper: np.ndarray) -> ForestPartition:
-    """A copy of ``part`` with other boxes, written past the constructor's check (a sabotage's input)."""
+    """A copy of ``part`` with other boxes, written past the constructor's check (a sabotage's input), and
+    past the check of a replaced field at use (since round 23): its validation record is taken anew."""
+    from algorithms._validation import remember_validated
+
     sabotaged = copy.copy(part)
     object.__setattr__(sabotaged, "lower", lower)
     object.__setattr__(sabotaged, "upper", upper)
+    remember_validated(sabotaged)
     return sabotaged
 
 
