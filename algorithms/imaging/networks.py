@@ -178,6 +178,9 @@ class NullSpaceNet(CheckedStateModule):
             raise TypeError(f"X must be a real floating (or integer) tensor of measurements, got dtype "
                             f"{X.dtype}")
         refuse_sparse("X", X)  # torch's "reshape is not implemented for sparse tensors" named nothing
+        # fixed after construction: an H or S written in place since was used in silence (red23a)
+        self.operator._check_data("operator")
+        self.projection._check_data("projection")
         check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd

@@ -399,6 +399,7 @@ class LinearOperator:
         A subclass's ``_forward``/``_adjoint`` answering NaN/inf during the iteration is refused with a
         ``ValueError`` naming the operator.
         """
+        self._check_data(type(self).__name__)   # written in place since built: the edited H's norm (red23a)
         iterations = check_power_iterations(iterations)
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))

@@ -100,6 +100,7 @@ class InverseProblem(Problem):
                             f"{type(self.operator).__name__}")
         if not isinstance(self.y, torch.Tensor | np.ndarray):
             raise TypeError(f"y must be a torch.Tensor or numpy array, got {type(self.y).__name__}")
+        self.operator._check_data("operator")   # written in place before: every solve refused it (red23a)
         _check_adjoint(self.operator)
         # the shared tensor check: bool, complex, half precision (float16 y was upcast in silence while
         # the operators refuse it) and meta tensors (a .item() error) refused by name; ints become float64
@@ -184,6 +185,7 @@ class NPN:
     def predict(self, y: torch.Tensor) -> torch.Tensor:
         """G(y) shaped as S's output, in y's dtype, without gradients."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
+        self.projection._check_data("projection")  # S written in place since built (red23a)
         if not isinstance(y, torch.Tensor) or not y.is_floating_point():
             raise TypeError(f"y must be a floating torch.Tensor (the measurements), got {type(y).__name__} "
                             f"{getattr(y, 'dtype', '')}")
@@ -244,6 +246,7 @@ class NPN:
         """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``
         (float32 or float64 each; mixed, the gradient is float64, by torch's type promotion)."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
+        self.projection._check_data("projection")  # S written in place since built (red23a)
         self._check_pair(x, prediction)
         grad = self._gradient(x, prediction)
         if not bool(torch.isfinite(grad).all()):
@@ -255,6 +258,7 @@ class NPN:
         """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)`` (float32 or float64 each,
         mixed ones promoted to float64), as a Python float."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
+        self.projection._check_data("projection")  # S written in place since built (red23a)
         self._check_pair(x, prediction)
         value = self._value(x, prediction)
         if not math.isfinite(value):  # finite but huge x or prediction (~1e200): the squares overflowed
