@@ -104,3 +104,30 @@ def test_train_mode_network_runs_in_eval_mode(where):
     assert torch.equal(state, torch.random.get_rng_state())
     assert all(torch.equal(a, b) for a, b in zip(stats, net.buffers(), strict=True))
     assert all(m.training for m in net.modules())
+
+
+EDITS = {"5": 5.0, "nan": float("nan"), "1e39": 1e39}
+
+
+@pytest.mark.parametrize("value", EDITS.values(), ids=list(EDITS))
+@pytest.mark.parametrize("which", ["H", "S"])
+def test_operator_written_in_place_is_refused_by_its_users(value, which):
+    # red23a: NullSpaceNet.forward, norm, null_space_leakage and NPN used an operator edited after
+    # construction in silence (a NaN edit blamed X); InverseProblem took one every solve then refused
+    from algorithms.imaging import NPN, NullSpaceNet, null_space_leakage, qr_null_rows
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    S = qr_null_rows(H, 8, seed=0)
+    net = NullSpaceNet(H, S)
+    edited = H if which == "H" else S
+    with torch.no_grad():
+        edited.weight[0, 0] = value
+    calls = [lambda: net(torch.randn(2, H.out_features)), edited.norm, lambda: null_space_leakage(H, S)]
+    if which == "H":
+        calls.append(lambda: InverseProblem(H, torch.zeros(32, dtype=torch.float64)))
+    else:
+        calls.append(lambda: NPN(S, net, 0.5).gradient(torch.zeros(8, 8, dtype=torch.float64),
+                                                       torch.zeros(8, dtype=torch.float64)))
+    for call in calls:
+        with pytest.raises(ValueError, match="weight"):
+            call()
