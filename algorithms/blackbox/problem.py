@@ -105,7 +105,8 @@ class BlackBoxProblem(Problem):
     returns, at its first call or part-way through a run, is a FAILED EVALUATION, counted as +inf (the
     worst value) and in ``stats.nonfinite``; the run goes on from its other points and ends ``MaxIters``
     (budget or ``maxiters`` spent) or ``Success`` (``target`` reached) at the best finite point it saw, and
-    ``Diverged`` (x and value NaN) only when no value of the run was finite. An exception that ``f``
+    ``Diverged`` (value NaN; x a point of the run's last population, whose value was not finite either:
+    no usable point) only when no value of the run was finite. An exception that ``f``
     raises is not a failed evaluation: it ends the solve, raised naming ``f``.
 
     >>> import numpy as np
