@@ -101,7 +101,8 @@ class ExactDecoding:
     (m,) is each ILP's optimal value (NaN where not solved).
 
     Built by hand, it is checked: ``x`` a real (m, d) array, ``leaves`` an int (m, B) array, ``solved`` a
-    bool (m,) array and ``objective`` a real (m,) array, with one m; each refused by name, kept as read-only
+    bool (m,) array and ``objective`` a real (m,) array, with one m (a solved row finite with leaf ids >= 0,
+    an unsolved one NaN in x and objective and -1 in leaves); each refused by name, kept as read-only
     copies (a write in place raises numpy's "assignment destination is read-only")."""
 
     x: np.ndarray
@@ -129,6 +130,13 @@ class ExactDecoding:
         if not np.all(np.isfinite(x[solved])) or not np.all(np.isfinite(objective[solved])):
             # a solved row with NaN was stored: the decoders' "solved" promise was broken in silence
             raise ValueError("x and objective must be finite in every solved row (NaN marks an unsolved row)")
+        if leaves.size and leaves[solved].size and leaves[solved].min() < 0:  # -1 marks an unsolved row only
+            raise ValueError("leaves must hold leaf ids >= 0 in every solved row (-1 marks an unsolved row)")
+        unsolved = ~solved
+        if not (np.all(np.isnan(x[unsolved])) and np.all(np.isnan(objective[unsolved]))
+                and np.all(leaves[unsolved] == -1)):  # an unsolved row with a finite x read as an answer
+            raise ValueError("an unsolved row must be NaN in x and objective and -1 in leaves (as the "
+                             "decoder leaves it)")
         # read-only copies: x[0] = nan written into a solved row broke the record's own promise in silence
         for name, value in (("x", x), ("leaves", leaves), ("solved", solved), ("objective", objective)):
             object.__setattr__(self, name, read_only(value))

@@ -172,3 +172,19 @@ def test_a_forest_partition_field_replaced_after_construction_is_refused_naming_
     with pytest.raises(ValueError, match=rf"ForestPartition\.{field} was changed after construction"):
         calls[use]()
     assert part.leaves(points[:3]).tolist() == pickle.loads(pickle.dumps(part)).leaves(points[:3]).tolist()
+
+
+@pytest.mark.parametrize("leaves, solved, x, objective", [
+    ([[-1, -1]], [True], [[0.5, 1.0]], [1.0]),           # a solved row with the unsolved mark
+    ([[0, 1]], [False], [[0.5, 1.0]], [1.0]),            # an unsolved row with a finite answer
+    ([[-1, -1]], [False], [[np.nan, 1.0]], [np.nan]),   # partly NaN
+])
+def test_a_hand_built_exact_decoding_contradicting_its_rules_is_refused(leaves, solved, x, objective):
+    # the docstring: leaf ids >= 0 "or -1 in an unsolved row", an unsolved row "is NaN" (red23b)
+    from algorithms.forests import ExactDecoding
+
+    with pytest.raises(ValueError, match=r"solved row|unsolved row"):
+        ExactDecoding(x=np.array(x), leaves=np.array(leaves), solved=np.array(solved),
+                      objective=np.array(objective))
+    ExactDecoding(x=np.full((1, 2), np.nan), leaves=np.array([[-1, -1]]), solved=np.array([False]),
+                  objective=np.array([np.nan]))
