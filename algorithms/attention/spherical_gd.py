@@ -141,7 +141,8 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
                 break
             steps = [param - algorithm.lr * tangent for param, tangent in ((model.u, tangent_u),
                                                                             (model.v, tangent_v))]
-            norms = [float(torch.linalg.vector_norm(step)) for step in steps]
+            # in float64: a float32 norm squares the entries, and a finite step of ~1e19 had an inf norm
+            norms = [float(torch.linalg.vector_norm(step.double())) for step in steps]
             # a step that overflows (lr·gradient = inf, e.g. lr = 1e308) has no direction: the normalised
             # point was 0 or NaN, and the overlaps of the next record raised "u must be a unit vector"
             if not all(math.isfinite(n) and n > 0.0 for n in norms):

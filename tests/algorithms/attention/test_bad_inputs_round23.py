@@ -22,3 +22,15 @@ def test_problem_dtype_takes_each_spelling_of_float32_and_float64(dtype, stored)
 def test_problem_dtype_other_than_float32_or_float64_is_refused_by_name(dtype):
     with pytest.raises(TypeError, match=r"dtype must be numpy\.float32 or numpy\.float64"):
         SingleLocationProblem(d=4, L=2, gamma=0.5, dtype=dtype)
+
+
+@pytest.mark.parametrize("lr", [1e19, 1e25])
+def test_spherical_gd_float32_finite_step_is_not_diverged(lr):
+    # the step's norm was taken in float32, squaring ~1e19 entries to inf: Diverged though nothing overflowed
+    # (the float64 twin ran to MaxIters; red23b)
+    from algorithms import solve
+    from algorithms.attention import SphericalGD
+
+    for dtype in (np.float64, np.float32):
+        problem = SingleLocationProblem(d=6, L=3, gamma=0.5, n_samples=50, dtype=dtype)
+        assert solve(problem, SphericalGD(lr=lr), maxiters=20).retcode.name == "MaxIters"
