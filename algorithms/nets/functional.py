@@ -161,6 +161,23 @@ def module_params(module: torch.nn.Module) -> Params:
     return params
 
 
+def _check_buffers(module: torch.nn.Module) -> None:
+    """The module's floating buffers free of NaN (an inf is kept: a causal mask of -inf is a valid buffer) and
+    a running mean/variance finite (the variance >= 0), else a ValueError naming the buffer: ``f`` reads them,
+    and a NaN or negative ``running_var`` answered NaN for finite θ and X in silence (red23a)."""
+    for name, buffer in module.named_buffers():
+        if not buffer.is_floating_point() or buffer.device.type == "meta":
+            continue
+        leaf = name.rsplit(".", 1)[-1]
+        statistic = leaf in ("running_mean", "running_var")
+        if bool(torch.isnan(buffer).any()) or (statistic and not bool(torch.isfinite(buffer).all())):
+            raise ValueError(f"module has {'NaN or inf' if statistic else 'NaN'} entries in its buffer "
+                             f"{name!r} (f reads its buffers: the outputs would be NaN)")
+        if leaf == "running_var" and bool((buffer < 0).any()):
+            raise ValueError(f"module's buffer {name!r} (a running variance) has negative entries; a "
+                             f"variance is >= 0 (its square root would be NaN)")
+
+
 def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch.Tensor, torch.Tensor],
                                                                           torch.Tensor]]:
     """θ (the module's parameters, flattened) and ``f(θ, X) = module(X)`` at the parameters θ.
@@ -170,13 +187,17 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     of θ's dtype whose shape the module takes (else TypeError/ValueError naming X); the θ given to ``f`` is
     a finite tensor of θ's shape and dtype with entries of magnitude <= 3.4e38 (the working range; NaN, inf
     or 1e39 raise ValueError naming theta). ``module`` (a
-    ``torch.nn.Module`` with finite parameters) is never modified: ``f`` runs on copies of its buffers,
-    so a train-mode BatchNorm's running statistics stay as they were.
+    ``torch.nn.Module`` with finite parameters, floating buffers without NaN (a -inf mask is fine) and a
+    BatchNorm's ``running_mean``/``running_var`` finite, the variance >= 0: checked here and at every call
+    of ``f``, which reads them, ValueError naming the buffer) is never
+    modified: ``f`` runs on copies of its buffers, so a train-mode BatchNorm's running statistics stay as
+    they were.
     """
     params = module_params(module)
     if not params:
         raise ValueError(f"module must have parameters to flatten, got a {type(module).__name__} with none")
     theta, unflatten = flatten_params(params)
+    _check_buffers(module)
 
     def forward(vector: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         if not isinstance(vector, torch.Tensor):     # a str or None reached .dtype (AttributeError)
@@ -195,6 +216,7 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
             raise TypeError(f"X must have theta's dtype {vector.dtype}, got {X.dtype} (convert one of them "
                             f"with .to(...))")
         check_finite_data("X", X)      # NaN/inf X answered NaN (skipped under vmap, checked at its entry)
+        _check_buffers(module)          # read at every call: one written after flat_forward returned too
         # the module's buffers as copies: a train-mode BatchNorm's running statistics were updated in the
         # user's module at every call
         state = {**unflatten(vector), **{k: b.clone() for k, b in module.named_buffers()}}

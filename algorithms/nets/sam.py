@@ -35,6 +35,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
+import numbers
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -640,7 +641,8 @@ class SAM(torch.optim.Optimizer):
         if isinstance(loss, torch.Tensor) and loss.numel() == 1 and not loss.is_complex() \
                 and loss.dtype != torch.bool:
             return loss
-        if isinstance(loss, int | float) and not isinstance(loss, bool):
+        # any real number (np.float32(1.0) or a Fraction was refused as "not a real number")
+        if isinstance(loss, numbers.Real) and not isinstance(loss, bool | np.bool_):
             return loss
         shown = (f"a tensor of shape {tuple(loss.shape)} and dtype {loss.dtype}"
                  if isinstance(loss, torch.Tensor) else f"{type(loss).__name__} {loss!r:.40}")

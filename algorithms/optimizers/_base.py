@@ -135,7 +135,8 @@ def checked_loss(loss: Any) -> Any:
     if isinstance(loss, torch.Tensor) and loss.numel() == 1 and not loss.is_complex() \
             and loss.dtype != torch.bool:
         return loss
-    if isinstance(loss, int | float) and not isinstance(loss, bool):
+    # any real number (np.float32(1.0) or a Fraction was refused as "not a real number")
+    if isinstance(loss, numbers.Real) and not isinstance(loss, bool | np.bool_):
         return loss
     if hasattr(loss, "close") and hasattr(loss, "send"):     # a coroutine or generator: closed, not leaked
         loss.close()

@@ -282,6 +282,18 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
 
 #: BlockOptimizer attributes rebuilt on unpickling (hook handles; ids of the active block's tensors) and
 #: torch's own hook dictionaries (which may hold unpicklable user callables)
+#: keys torch's own Optimizer.__setstate__ adds to ``defaults`` (an unpickled optimizer has them)
+_TORCH_DEFAULT_FLAGS = frozenset({"differentiable", "foreach", "fused", "capturable", "maximize"})
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Two hyperparameter values equal (numbers, bools, strs, tuples of them)."""
+    try:
+        return bool(a == b)
+    except Exception:   # a tensor of several entries, an array: compared by identity above
+        return False
+
+
 _NOT_PICKLED = frozenset({"_hooks", "_active_ids", "_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
                           "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
                           "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks"})
@@ -322,7 +334,8 @@ class BlockOptimizer(torch.optim.Optimizer):
     the schedule position (block-epoch, position in the order, steps in the block) with the ``order`` and
     ``seed`` that define it (``load_state_dict`` refuses a state saved under another order, or another seed
     of the random order, naming it: its base state belongs to another block). ``param_groups[0]['params']``
-    edited after construction is refused at the next step (the blocks are fixed at construction). A NaN/inf
+    edited after construction is refused at the next step (the blocks are fixed at construction), and so is
+    an entry of ``defaults`` edited, added or removed (no step reads ``defaults``). A NaN/inf
     gradient goes to the base optimizer unchanged, so the step behaves as that torch optimizer's
     does (for ``torch.optim.AdamW``, the NaN reaches the weights; later steps go on from there, as torch's
     would; a NaN written into the base state through ``.data`` is refused, naming the entry). A sparse
@@ -377,6 +390,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._base_kwargs = check_real_keywords(base_kwargs, "", lr)
         super().__init__(list(named.values()),
                          dict(lr=lr, expansion_lr_scale=expansion_lr_scale, **self._base_kwargs))
+        self._built_defaults = dict(self.defaults)      # no step reads defaults: an edit is refused at step
         self._hooks: list[Any] = []
         self._epoch, self._position, self._block_step = 0, 0, 0
         self._active_ids: set[int] = set()
@@ -587,6 +601,24 @@ class BlockOptimizer(torch.optim.Optimizer):
                                  f"edited to {value!r:.40}; the base optimizer's groups follow "
                                  f"BlockOptimizer.param_groups[0]: edit that instead")
 
+    def _refuse_edited_defaults(self) -> None:
+        """``defaults`` as built: no step reads it (the hyperparameters live in ``param_groups[0]``), so an
+        entry edited, added or removed after construction (``defaults['lr'] = nan``,
+        ``defaults['bogus'] = 1``) was stored and ignored in silence (red23a); refused by name, as
+        Muon/Shampoo/SOAP refuse theirs."""
+        built = self.__dict__.get("_built_defaults")
+        if built is None:       # an old pickle
+            return
+        for key in sorted(set(built) | set(self.defaults), key=str):
+            if key in _TORCH_DEFAULT_FLAGS and key not in built:    # torch's __setstate__ adds it
+                continue
+            now, then = self.defaults.get(key, _UNSET), built.get(key, _UNSET)
+            if not (now is then or (type(now) is type(then) and _equal(now, then))):
+                raise ValueError(f"BlockOptimizer.step: defaults[{key!r}] was changed after construction "
+                                 f"(built {then if then is not _UNSET else 'without it'!r:.40}, now "
+                                 f"{now if now is not _UNSET else 'removed'!r:.40}); no step reads defaults: "
+                                 f"set lr / expansion_lr_scale / the base's keywords in param_groups[0]")
+
     def step(self, closure=None):  # type: ignore[override]
         """One base step on the active block; switch to the next block after ``switch_every``.
 
@@ -600,6 +632,7 @@ class BlockOptimizer(torch.optim.Optimizer):
             with torch.enable_grad():
                 loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
         check_params_lists("BlockOptimizer.step", self.param_groups)
+        self._refuse_edited_defaults()
         own = self.param_groups[0]
         lr, scale = own["lr"], own["expansion_lr_scale"]     # a scheduler or a user may have edited them
         if not (type(lr) is float and type(scale) is float and WORKING_MIN <= lr <= LR_MAX

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import INT64_MAX, check_working_range, is_choice
+from algorithms._validation import INT64_MAX, check_positive, is_choice
 from algorithms.optimizers._base import (
     MatrixOptimizer,
     adam_denominator,
@@ -139,13 +139,13 @@ class Shampoo(MatrixOptimizer):
         group["block_size"] = check_block_size(group["block_size"])
         group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
         group["root_dtype"] = check_root_dtype(group["root_dtype"])
-        exponent = group["exponent"]
-        numeric = isinstance(exponent, int | float | np.integer | np.floating)
-        if isinstance(exponent, bool | np.bool_) or not numeric or not 0 < exponent <= 0.5:
-            raise ValueError(f"exponent must be in (0, 0.5], got {exponent!r}")
-        # numpy's np.float32(0.25) is a number too, stored as one; a positive scale: >= 1.18e-38 (5e-324
-        # rounded every root to the identity)
-        group["exponent"] = check_working_range("exponent", float(exponent))
+        # a real number as every other keyword takes it (Fraction(1, 4) was refused as "out of (0, 0.5]"; a
+        # bool, str or array is a TypeError naming it), then a positive scale: >= 1.18e-38 (5e-324 rounded
+        # every root to the identity) and at most 0.5
+        exponent = check_positive("exponent", group["exponent"])
+        if exponent > 0.5:
+            raise ValueError(f"exponent must be in (0, 0.5], got {group['exponent']!r}")
+        group["exponent"] = exponent
         if not is_choice(group["grafting"], GRAFTINGS):
             raise ValueError(f"grafting must be one of {GRAFTINGS}, got {group['grafting']!r}")
 

@@ -1,5 +1,7 @@
 """Round 23 of issue #43 (nets): users' subclasses of the exported SAM and TwoLayerReLU."""
 
+import math
+
 import pytest
 import torch
 
@@ -54,3 +56,40 @@ def test_count_active_neurons_keeps_its_rule_where_the_product_underflows(v, w, 
     from algorithms.nets.lp_training import count_active_neurons
 
     assert count_active_neurons(v, w, tol=tol) == count
+
+
+@pytest.mark.parametrize("value", [float("nan"), -1.0, float("inf")])
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_flat_forward_refuses_a_module_whose_buffers_make_every_output_nan(value, when):
+    # a NaN or negative running_var answered NaN for finite theta and X in silence (red23a)
+    from algorithms.nets import flat_forward
+
+    layers = (torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 1))
+    m = torch.nn.Sequential(*layers).double().eval()
+    X = torch.ones(4, 2, dtype=torch.float64)
+    if when == "before":
+        m[1].running_var.fill_(value)
+        with pytest.raises(ValueError, match="running_var"):
+            flat_forward(m)
+    else:
+        theta, f = flat_forward(m)
+        assert f(theta, X).shape == (4, 1)
+        m[1].running_var.fill_(value)
+        with pytest.raises(ValueError, match="running_var"):
+            f(theta, X)
+
+
+def test_flat_forward_keeps_a_minus_inf_mask_buffer():
+    from algorithms.nets import flat_forward
+
+    class Masked(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 3).double()
+            self.register_buffer("mask", torch.full((3, 3), -math.inf, dtype=torch.float64).triu(1))
+
+        def forward(self, X):
+            return self.lin(X) @ torch.softmax(self.mask, dim=-1)
+
+    theta, f = flat_forward(Masked())
+    assert bool(torch.isfinite(f(theta, torch.ones(2, 3, dtype=torch.float64))).all())

@@ -1,9 +1,14 @@
 """Round 23 of issue #43 (optimizers): docstring promises kept at their boundaries."""
 
+import copy
+import pickle
+from fractions import Fraction
+
+import numpy as np
 import pytest
 import torch
 
-from algorithms.optimizers import LowRankExpansion
+from algorithms.optimizers import BlockOptimizer, LowRankExpansion, Shampoo
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -70,3 +75,61 @@ def test_a_users_model_subclass_sets_its_own_attributes(name):
     from algorithms._validation import UnknownAttributeError
     with pytest.raises(UnknownAttributeError, match="extraa"):
         model.extraa = 1.0
+
+
+@pytest.mark.parametrize("value", [Fraction(1, 4), Fraction(1, 2), np.float32(0.25)])
+def test_shampoo_takes_exponent_as_any_real_number_in_range(value):
+    # Fraction(1, 4) was refused "must be in (0, 0.5]" (red23a), where every other keyword takes a Fraction
+    w = torch.nn.Parameter(torch.randn(3, 3))
+    assert Shampoo([w], exponent=value).param_groups[0]["exponent"] == float(value)
+
+
+@pytest.mark.parametrize(("value", "error"), [(np.array(0.5), TypeError), (True, TypeError), ("x", TypeError),
+                                              (Fraction(3, 4), ValueError), (1e-39, ValueError)])
+def test_shampoo_refuses_exponent_by_kind_or_range(value, error):
+    w = torch.nn.Parameter(torch.randn(3, 3))
+    with pytest.raises(error, match="exponent"):
+        Shampoo([w], exponent=value)
+
+
+@pytest.mark.parametrize("loss", [np.float32(1.5), Fraction(1, 2), np.int64(2)])
+@pytest.mark.parametrize("name", ["Muon", "Shampoo", "SOAP", "SAM"])
+def test_a_closure_returning_any_real_number_is_taken(name, loss):
+    # "returns it, a tensor of one element or a real number": np.float32(1.5) was refused as not one
+    import algorithms.optimizers as family
+    from algorithms.nets import SAM
+
+    w = torch.nn.Parameter(torch.randn(3, 3))
+    opt = SAM([w], lr=0.01) if name == "SAM" else getattr(family, name)([w], lr=0.01)
+
+    def closure():
+        opt.zero_grad()
+        (w ** 2).sum().backward()
+        return loss
+
+    assert opt.step(closure) == loss
+
+
+@pytest.mark.parametrize(("edit", "key"), [(lambda d: d.__setitem__("lr", float("nan")), "lr"),
+                                          (lambda d: d.__setitem__("bogus", 1), "bogus"),
+                                          (lambda d: d.__setitem__("expansion_lr_scale", "x"),
+                                           "expansion_lr_scale"),
+                                          (lambda d: d.pop("lr"), "lr")])
+def test_block_optimizer_refuses_defaults_edited_after_construction(edit, key):
+    # stored and ignored in silence (red23a): no step reads BlockOptimizer.defaults
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    opt = BlockOptimizer(model.named_parameters(), base=torch.optim.AdamW, lr=0.01, switch_every=1)
+    edit(opt.defaults)
+    (model(torch.ones(5, 3)) ** 2).sum().backward()
+    with pytest.raises(ValueError, match=rf"defaults\['{key}'\]"):
+        opt.step()
+
+
+def test_block_optimizer_with_its_defaults_untouched_steps_after_a_copy():
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    opt = BlockOptimizer(model.named_parameters(), base=torch.optim.AdamW, lr=0.01, switch_every=1)
+    for copy_of in (lambda o: o, copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))):
+        o = copy_of(opt)
+        o.zero_grad()
+        (model(torch.ones(5, 3)) ** 2).sum().backward()
+        o.step()
