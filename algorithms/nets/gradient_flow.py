@@ -76,6 +76,7 @@ with small initialization. ICLR 2024, arXiv:2307.12851.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -87,6 +88,7 @@ from algorithms._validation import (
     WORKING_MAX,
     as_float_array,
     as_real_array,
+    call_user,
     check_bool,
     check_choice,
     check_count,
@@ -145,6 +147,13 @@ class TwoLayerTraining(Problem):
     "balanced", "data" or "gaussian"; ``init_noise`` >= 0 (any value in [0, 3.4e38]) perturbs
     ``init="data"`` and must be 0 with another ``init`` (a positive one is refused naming init_noise);
     ``hidden_bias`` adds ``b``.
+
+    A subclass may override :meth:`loss_and_grad`: :class:`GradientFlow` and
+    :class:`GradientDescentTraining` then follow its gradient (the records and the divergence test keep
+    this class's loss). Its answers are checked as any user callable's: a pair (a real loss, a float numpy
+    array of θ's shape), else TypeError/ValueError naming it; an exception of its own other than
+    TypeError/ValueError is re-raised as ``UserCallableError``; a NaN/inf loss or gradient part-way through
+    ends the run ``Diverged``.
     """
 
     X: Any
@@ -713,13 +722,39 @@ def _record(monitor: IterationMonitor, problem: TwoLayerTraining, iteration: int
     return stop, problem._loss_value(theta)
 
 
+class _UserNonFinite(Exception):
+    """A subclass's ``loss_and_grad`` answered a NaN/inf loss or gradient part-way through: ``Diverged``."""
+
+
 def _field(problem: TwoLayerTraining):
     """The solvers' loss and gradient: the unchecked private method (a diverging θ must reach the
     ``Diverged`` test, not a refusal), or a subclass's own ``loss_and_grad`` where one overrides it (the
-    claims' planted-bug controls do)."""
+    claims' planted-bug controls do), its answers checked as any user callable's (red23a: a gradient one
+    entry short, a list or a str loss were taken or met numpy's errors, a NaN gradient ended ``Failure``):
+    a pair (a real loss, a float array of θ's shape), else TypeError/ValueError naming it; NaN/inf in either
+    raises :class:`_UserNonFinite`, which the solvers report as ``Diverged`` (README's rule)."""
     if type(problem).loss_and_grad is TwoLayerTraining.loss_and_grad:
         return problem._loss_and_grad
-    return problem.loss_and_grad
+    name = f"{type(problem).__name__}.loss_and_grad(theta, X)"
+
+    def checked(theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        out = call_user(name, problem.loss_and_grad, theta, X, keep=(TypeError, ValueError))
+        if not isinstance(out, tuple | list) or len(out) != 2:
+            raise TypeError(f"{name} must return a pair (loss, gradient), got {type(out).__name__}")
+        loss, grad = out
+        if isinstance(loss, bool | np.bool_) or not isinstance(loss, numbers.Real):
+            raise TypeError(f"{name} must return a real number as its loss, got {type(loss).__name__}")
+        if not isinstance(grad, np.ndarray) or not np.issubdtype(grad.dtype, np.floating):
+            raise TypeError(f"{name} must return its gradient as a float numpy array, got "
+                            f"{type(grad).__name__}")
+        if grad.shape != np.shape(theta):
+            raise ValueError(f"{name} must return a gradient of theta's shape {np.shape(theta)}, got "
+                             f"{grad.shape}")
+        if not (math.isfinite(float(loss)) and bool(np.all(np.isfinite(grad)))):
+            raise _UserNonFinite(f"{name} returned a NaN or inf loss or gradient")
+        return float(loss), grad
+
+    return checked
 
 
 def _blown_up(loss: float, threshold: float) -> bool:
@@ -763,7 +798,11 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
     message = ""
     horizon = float(grid[min(cap, len(grid)) - 1]) if cap > 0 else 0.0   # the run's last record time
     with np.errstate(over="ignore", invalid="ignore"):
-        if not stop_at_start and cap > 0 and not np.all(np.isfinite(field(theta, X64)[1])):
+        try:
+            finite_start = stop_at_start or cap == 0 or bool(np.all(np.isfinite(field(theta, X64)[1])))
+        except _UserNonFinite:
+            finite_start = False
+        if not finite_start:
             # the velocity overflows at θ₀ (init_scale = 1e5): every trial step failed, for ever
             grid, retcode, message = (), RetCode.Diverged, "the gradient at the initial point is not finite"
         for i, t_next in enumerate(grid if not stop_at_start else ()):
@@ -773,6 +812,9 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
             try:
                 outcome, y, message, _ = _flow_interval(rhs, problem, X64, algorithm, t_prev, float(t_next),
                                                      theta, lambda: field_budget - nfev[0], horizon)
+            except _UserNonFinite as exc:     # a subclass's loss_and_grad turned NaN/inf mid-run
+                retcode, message = RetCode.Diverged, str(exc)
+                break
             except _FieldBudget:
                 retcode = RetCode.Failure
                 message = (f"the integrator needed more than {field_budget} gradient evaluations "
@@ -856,7 +898,11 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
             if last:
                 loss_k = problem._loss_value(theta)
             else:
-                loss_k, grad = field(theta, X)
+                try:
+                    loss_k, grad = field(theta, X)
+                except _UserNonFinite:      # a subclass's loss_and_grad turned NaN/inf mid-run
+                    retcode = RetCode.Diverged
+                    break
                 stats.grad_calls += 1
             stats.f_calls += 1
             if _blown_up(loss_k, threshold):

@@ -141,16 +141,19 @@ def _project(theta: torch.Tensor, gradients: torch.Tensor, lam: float) -> torch.
     """The update for checked arguments (a run's own θ and gradients may be of any finite size)."""
     if math.isinf(lam):
         return theta.clone()
+    # θ∥ + θ⊥·λ/(1+λ), no subtraction: θ − θ⊥/(1+λ) lost the kept part θ⊥·λ/(1+λ) to cancellation for a
+    # small λ (1e-17 gave 0, exact 1e-17·θ⊥; red23b)
+    shrink = lam / (1.0 + lam)
     if gradients.shape[0] == 0:
-        return theta - theta / (1.0 + lam)
+        return theta * shrink
     _, singular, basis = torch.linalg.svd(gradients, full_matrices=False)
     # the cut-off at the gradients' own rounding (numpy's matrix_rank rule): float32's dependent rows have
     # singular values ~1e-7 σ_max, above 1e-10, and were projected out as directions (an O(1) change)
     rtol = max(_RANK_RTOL, max(gradients.shape) * float(torch.finfo(gradients.dtype).eps))
     keep = singular > rtol * singular.max() if singular.max() > 0 else singular > 0
     basis = basis[keep]
-    orthogonal = theta - basis.T @ (basis @ theta)
-    return theta - orthogonal / (1.0 + lam)
+    parallel = basis.T @ (basis @ theta)
+    return parallel + (theta - parallel) * shrink
 
 
 def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, period: int = 1,

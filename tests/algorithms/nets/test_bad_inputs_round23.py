@@ -93,3 +93,56 @@ def test_flat_forward_keeps_a_minus_inf_mask_buffer():
 
     theta, f = flat_forward(Masked())
     assert bool(torch.isfinite(f(theta, torch.ones(2, 3, dtype=torch.float64))).all())
+
+
+def _training_subclass(body):
+    import dataclasses
+
+    import numpy as np
+
+    from algorithms.nets.gradient_flow import TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Sub(TwoLayerTraining):
+        def loss_and_grad(self, theta, X=None):
+            calls = self.__dict__.setdefault("_calls", [0])
+            calls[0] += 1
+            return body(self, theta, X, calls[0], np, TwoLayerTraining)
+
+    X, y = orthogonally_separable_data(4, 8, n_classes=2, seed=0)
+    return Sub(X=X, y=y, width=8, init_scale=1e-2)
+
+
+def _flow_algorithms():
+    from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow
+
+    return [GradientFlow(t_end=20.0, n_records=4, rtol=1e-4),
+            GradientDescentTraining(lr=0.5, t_end=2000.0, n_records=4)]
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_loss_and_grad_override_turning_nan_mid_run_is_diverged(k, which):
+    # GradientFlow ended Failure on a NaN gradient from the user's override (README: Diverged)
+    from algorithms import solve
+    from algorithms.core import RetCode
+
+    problem = _training_subclass(lambda s, th, X, n, np, base: (1.0, np.full_like(th, np.nan)) if n > k
+                                 else base.loss_and_grad(s, th, X))
+    assert solve(problem, _flow_algorithms()[which], maxiters=50).retcode == RetCode.Diverged
+
+
+@pytest.mark.parametrize(("body", "error", "words"), [
+    (lambda s, th, X, n, np, base: (1.0, np.zeros(th.size - 1)), ValueError, "theta's shape"),
+    (lambda s, th, X, n, np, base: (1.0, [0.0] * th.size), TypeError, "float numpy array"),
+    (lambda s, th, X, n, np, base: ("x", np.zeros_like(th)), TypeError, "real number"),
+    (lambda s, th, X, n, np, base: None, TypeError, "pair"),
+])
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_loss_and_grad_override_answering_the_wrong_kind_is_named(body, error, words, which):
+    # a gradient one entry short or a list was taken (Stalled), a str loss gave Success (red23a)
+    from algorithms import solve
+
+    with pytest.raises(error, match=rf"loss_and_grad.*{words}"):
+        solve(_training_subclass(body), _flow_algorithms()[which], maxiters=50)

@@ -42,3 +42,20 @@ def test_a_users_model_subclass_with_its_own_attribute_is_solved(base, args, dim
                                                              RetCode.Stalled)
     with pytest.raises(UnknownAttributeError, match="extraa"):
         model.extraa = 1.0      # after construction a misspelt name is still refused
+
+
+@pytest.mark.parametrize("lam", [1e-10, 1e-13, 1e-17, 1e-39])
+@pytest.mark.parametrize("rows", [0, 1])
+def test_orthogonal_gradient_step_keeps_the_small_lam_part(lam, rows):
+    # θ − θ⊥/(1+λ) cancelled: λ = 1e-17 gave 0 where θ⊥·λ/(1+λ) = 1e-17·θ⊥ (red23b)
+    from fractions import Fraction
+
+    from algorithms.unlearning import orthogonal_gradient_step
+
+    theta = torch.tensor([1.0, -3.0], dtype=torch.float64)
+    gradients = torch.tensor([[1.0, 0.0]], dtype=torch.float64)[:rows]
+    got = orthogonal_gradient_step(theta, gradients, lam).tolist()
+    exact_second = float(Fraction(-3.0) * Fraction(lam) / (1 + Fraction(lam)))
+    assert got[1] == pytest.approx(exact_second, rel=1e-14)
+    first = 1.0 if rows else float(Fraction(lam) / (1 + Fraction(lam)))
+    assert got[0] == pytest.approx(first, rel=1e-14)
