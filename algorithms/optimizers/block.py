@@ -717,6 +717,7 @@ class BlockOptimizer(torch.optim.Optimizer):
             raise TypeError(f"state_dict['schedule'] must be a dict (the block position), got "
                             f"{type(schedule).__name__} {schedule!r:.40}")
         self._check_own_groups(state_dict)
+        self._check_same_base(state_dict["base"])
         _check_saved_layout(schedule)
         saved_names = schedule.get("block_names")
         self._check_own_ids(state_dict["param_groups"][0].get("params"), saved_names)
@@ -778,6 +779,20 @@ class BlockOptimizer(torch.optim.Optimizer):
         where = "state_dict['param_groups'][0]"
         _check_rates(groups[0]["lr"], groups[0]["expansion_lr_scale"], f"{where}['lr']",
                      f"{where}['expansion_lr_scale']")
+
+    def _check_same_base(self, base_state: dict[str, Any]) -> None:
+        """The saved base optimizer's keywords (its groups' keys) are this base's: a state saved under SGD was
+        loaded into an AdamW-based BlockOptimizer, and the next step blamed an edit nobody made (red23a)."""
+        groups = base_state.get("param_groups")
+        if not (isinstance(groups, list) and groups and isinstance(groups[0], dict)):
+            return      # the base state's own checks name it
+        live = self._base_optimizer.param_groups[0]
+        own = sorted(str(k) for k in live if k != "params" and k not in EXTRA_GROUP_KEYS)
+        saved = sorted(str(k) for k in groups[0] if k != "params" and k not in EXTRA_GROUP_KEYS)
+        if saved != own:
+            raise ValueError(f"state_dict was saved under another base optimizer: its ['base'] group has the "
+                             f"keywords {saved}, this BlockOptimizer's base {self.base.__name__} has {own}; "
+                             f"load it into a BlockOptimizer built with the same base")
 
     def _check_base_state(self, base_state: Any, schedule: dict[str, Any]) -> None:
         """The saved base optimizer's state, for the block the saved schedule makes active, before anything

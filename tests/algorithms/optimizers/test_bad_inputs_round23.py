@@ -133,3 +133,25 @@ def test_block_optimizer_with_its_defaults_untouched_steps_after_a_copy():
         o.zero_grad()
         (model(torch.ones(5, 3)) ** 2).sum().backward()
         o.step()
+
+
+@pytest.mark.parametrize(("source", "target"), [({"base": torch.optim.SGD, "momentum": 0.9}, {}),
+                                                ({}, {"base": torch.optim.SGD, "momentum": 0.9})])
+def test_block_optimizer_refuses_a_state_saved_under_another_base(source, target):
+    # loaded, then the next step blamed an edit nobody made (red23a)
+    def model():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+
+    def step(opt, m):
+        opt.zero_grad()
+        (m(torch.ones(5, 3)) ** 2).sum().backward()
+        opt.step()
+
+    saved_model = model()
+    saved = BlockOptimizer(saved_model.named_parameters(), lr=0.01, switch_every=1, **source)
+    step(saved, saved_model)
+    step(saved, saved_model)
+    loading = BlockOptimizer(model().named_parameters(), lr=0.01, switch_every=1, **target)
+    with pytest.raises(ValueError, match="another base optimizer"):
+        loading.load_state_dict(copy.deepcopy(saved.state_dict()))
