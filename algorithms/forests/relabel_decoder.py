@@ -247,10 +247,12 @@ def majority_box(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.n
                          f"{upper.shape}")
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))) or np.any(upper < lower):
         raise ValueError("lower and upper must be finite with lower <= upper")
-    # coverage of each candidate point c = upper[b]: #{b': lower[b'] <= c <= upper[b']} (closed, so
-    # that a box clipped flat to the data range still covers its own candidate)
+    # coverage of each candidate point c = upper[b]: #{b': lower[b'] < c <= upper[b']} (half-open, as the
+    # leaves are: a closed count took (0, 1] as covering 1 beside (1, 2], and chose the empty (1, 1]), and
+    # a box clipped flat to the data range covers its own point
     c = upper[:, :, None, :]  # (m, B, 1, d)
-    covers = (lower[:, None, :, :] <= c) & (c <= upper[:, None, :, :])  # (m, B, B, d)
+    lo, hi = lower[:, None, :, :], upper[:, None, :, :]
+    covers = ((lo < c) & (c <= hi)) | ((lo == hi) & (c == hi))  # (m, B, B, d)
     best = covers.sum(axis=2).argmax(axis=1)  # (m, d): the best candidate b
     chosen = np.take_along_axis(covers, best[:, None, None, :], axis=1)[:, 0]  # (m, B, d)
     box_lo = np.where(chosen, lower, -np.inf).max(axis=1)

@@ -188,3 +188,15 @@ def test_a_hand_built_exact_decoding_contradicting_its_rules_is_refused(leaves, 
                       objective=np.array(objective))
     ExactDecoding(x=np.full((1, 2), np.nan), leaves=np.array([[-1, -1]]), solved=np.array([False]),
                   objective=np.array([np.nan]))
+
+
+@pytest.mark.parametrize("lower, upper, expected", [
+    ([0.0, 1.0, 1.0], [1.0, 2.0, 2.0], (1.0, 2.0)),   # (1, 2] covered twice; the closed count chose (1, 1]
+    ([0.0, 0.5, 1.0], [1.0, 1.0, 2.0], (0.5, 1.0)),
+    ([0.0, 1.0, 1.5], [2.0, 3.0, 1.8], (1.5, 1.8)),   # the docstring's example, unchanged
+])
+def test_majority_box_counts_half_open_intervals(lower, upper, expected):
+    from algorithms.forests import majority_box
+
+    lo, hi = majority_box(np.array(lower)[None, :, None], np.array(upper)[None, :, None])
+    assert (float(lo[0, 0]), float(hi[0, 0])) == expected
