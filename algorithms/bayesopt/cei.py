@@ -371,7 +371,7 @@ class CEI(Algorithm):
         ``mu_f``, ``sigma_f``, ``mu_c``, ``sigma_c`` and ``best_feasible`` as in
         :func:`log_constrained_ei` (finite; standard deviations >= 0). An override must return one real log
         value per point, shape (n,) (-inf allowed); another answer (a str, None, a scalar, another length,
-        NaN) is refused with a ``TypeError`` naming ``log_acquisition``.
+        NaN or +inf) is refused with a ``TypeError`` naming ``log_acquisition``.
         """
         return log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible)
 
@@ -389,7 +389,8 @@ class CEI(Algorithm):
         it with another maximizer of the same criterion (a peer's, e.g. BoTorch's, through
         ``theorems.core.adapters``); the loop around it stays the same. Its answer must be a pair (u,
         log_value): u a float array of shape (d,) in [0, 1]^d and log_value a real number (-inf allowed);
-        another answer (a list point, a str or NaN log value) is refused naming ``maximize_acquisition``.
+        another answer (a list point, a str, NaN or +inf log value) is refused naming
+        ``maximize_acquisition``.
         """
         # a public hook: a str surrogates or None arrays met an AttributeError or a bare '<=' TypeError inside
         gps = getattr(surrogates, "gps", None)
@@ -734,9 +735,10 @@ class _Surrogates:
 def _checked_log_values(values: Any, n: int) -> np.ndarray:
     """A subclass's ``log_acquisition`` answer: n real values (-inf allowed), none NaN, checked by name."""
     array = np.asarray(values) if isinstance(values, np.ndarray | list | tuple) else None
-    if array is None or array.dtype.kind not in "iuf" or array.shape != (n,) or np.isnan(array).any():
+    if array is None or array.dtype.kind not in "iuf" or array.shape != (n,) or np.isnan(array).any() or \
+            (array == np.inf).any():
         raise TypeError(f"log_acquisition must return a real array of shape ({n},) (one log value per point, "
-                        f"-inf allowed, not NaN), got {type(values).__name__} {values!r:.60}")
+                        f"-inf allowed, not NaN or +inf), got {type(values).__name__} {values!r:.60}")
     return array.astype(np.float64)
 
 
@@ -752,8 +754,8 @@ def _checked_proposal(answer: Any, dim: int) -> tuple[np.ndarray, float]:
             not np.all((u >= 0.0) & (u <= 1.0)):
         raise ValueError(f"{what}, got u = {u!r:.80}")
     if isinstance(log_value, bool | np.bool_) or not isinstance(log_value, numbers.Real) or \
-            math.isnan(log_value):
-        raise TypeError(f"{what} and log_value a real number (-inf allowed, not NaN), got "
+            math.isnan(log_value) or log_value == math.inf:   # +inf never reached the Stalled test either
+        raise TypeError(f"{what} and log_value a real number (-inf allowed, not NaN or +inf), got "
                         f"{type(log_value).__name__} {log_value!r:.40}")
     return u.astype(np.float64), float(log_value)
 

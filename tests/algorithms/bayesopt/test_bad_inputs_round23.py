@@ -12,6 +12,7 @@ from algorithms.bayesopt import CEI, two_disks_problem
 PROPOSALS = {
     "str log value": lambda d: (np.full(d, 0.3), "x"),
     "nan log value": lambda d: (np.full(d, 0.3), float("nan")),
+    "inf log value": lambda d: (np.full(d, 0.3), float("inf")),
     "list point": lambda d: ([0.5] * d, 0.0),
     "outside the box": lambda d: (np.full(d, 1.5), 0.0),
     "extra axis": lambda d: (np.full((1, d), 0.3), 0.0),
@@ -45,6 +46,7 @@ LOG_VALUES = {
     "one too long": lambda n: np.zeros(n + 1),
     "scalar": lambda n: 0.0,
     "all nan": lambda n: np.full(n, np.nan),
+    "an inf": lambda n: np.r_[np.inf, np.zeros(n - 1)],
 }
 
 
