@@ -26,6 +26,7 @@ Curvature out of Standard and Polyak GD. NeurIPS 2025, arXiv:2405.16574.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -33,8 +34,11 @@ import numpy as np
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
+    as_diagonal,
     check_finite_curvature_constant,
     check_step_inputs,
+    exact,
+    rounded_where_cancelled,
     run_descent,
     shifted_solve,
 )
@@ -50,7 +54,11 @@ def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
     ``L_C`` finite and >= 0; a step that
     overflows (a tiny L_C with a singular C) is refused, naming ``L_C``. A singular C + L_C·I (L_C = 0) is
     solved by its pseudo-inverse, the minimum-norm least-squares solution: C = 0 with L_C = 0 gives a zero
-    step (x unchanged), as a zero curvature model has no finite minimizer. Works on numpy
+    step (x unchanged), as a zero curvature model has no finite minimizer. With a diagonal C (a vector, or a
+    matrix with zeros off the diagonal) the result is the formula's value correctly rounded even where x and
+    gᵢ/(Cᵢ + L_C) cancel (those entries, |x − s| <= 2**-10·|x|, are recomputed exactly from the float
+    inputs), elsewhere to within 1e-12 relative; a full matrix C is solved in floating point (Cholesky or
+    least squares), so there the step's error is its solve's. Works on numpy
     arrays and on sympy matrices (``C`` a sympy Matrix, ``x, g`` column vectors), which is how
     the claim ``lcd.reduces_to_gd_polyak`` evaluates it symbolically.
 
@@ -69,7 +77,15 @@ def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
     if not np.all(np.isfinite(step)):  # L_C = 5e-324 with C = 0 returned [-inf, -inf]
         raise ValueError(f"L_C = {L_C!r} is too small for this g (max |g| = {float(np.max(np.abs(g))):.3g}): "
                          f"the step x − (C + L_C I)⁻¹g overflows to a non-finite point")
-    return step
+    diagonal = as_diagonal(C)
+    if diagonal.ndim == 2:
+        return step
+
+    def exact_entry(i: tuple) -> Fraction:
+        shifted = exact(diagonal, i) + exact(L_C)
+        return exact(x, i) - (exact(g, i) / shifted if diagonal[i] + L_C > 0 else 0)   # as shifted_solve
+
+    return rounded_where_cancelled(step, x, exact_entry)
 
 
 @dataclass(frozen=True)

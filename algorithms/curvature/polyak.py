@@ -30,9 +30,11 @@ from algorithms.curvature.problem import (
     CurvatureProblem,
     check_numeric_point,
     check_scalar_or_symbolic,
+    exact,
     finite_step,
     is_number,
     is_symbolic,
+    rounded_where_cancelled,
     run_descent,
     step_scalar,
 )
@@ -49,7 +51,10 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     ``delta`` = f(x) − f* (>= 0 when a number). ``x``, ``g``: numbers, non-empty array-likes of one
     shape or sympy expressions (any finite entries, subnormal or near float's maximum included, within the
     bound on ‖g‖² above: a step that overflows is refused naming ``delta``); the result is float32 when ``x``
-    and ``g`` both are, else float64 (float16, integer and mixed-precision arrays are promoted).
+    and ``g`` both are, else float64 (float16, integer and mixed-precision arrays are promoted). Numeric
+    results are the formula's value correctly rounded even where x and Δ/‖g‖²·g cancel (the entries where
+    |x − Δ/‖g‖²·g| <= 2**-10·|x| are recomputed exactly from the float inputs), elsewhere to within 1e-12
+    relative (float64) or float32's rounding.
 
     >>> polyak_step(1.0, 2.0, 1.0, 4.0)
     0.5
@@ -70,8 +75,17 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
         actual = float(np.sum(np.square(np.asarray(g, dtype=np.float64))))
         if abs(float(g_norm_sq) - actual) > 1e-6 * max(actual, float(g_norm_sq)):
             raise ValueError(f"g_norm_sq must be ‖g‖² = {actual:.6g}, got {g_norm_sq!r}")
+    if is_number(delta) and is_number(g_norm_sq):
+        return rounded_where_cancelled(
+            _numeric_step(x, g, delta, g_norm_sq), x,
+            lambda i: exact(x, i) - exact(delta) / exact(g_norm_sq) * exact(g, i))
+    return finite_step(x - (delta / g_norm_sq) * g, "delta", delta)
+
+
+def _numeric_step(x: Any, g: Any, delta: float, g_norm_sq: float) -> Any:
+    """``x − Δ/‖g‖² · g`` in floating point for checked numeric inputs (float32 ones through float64)."""
     single = all(getattr(v, "dtype", None) == np.float32 for v in (x, g))
-    if single and is_number(delta) and is_number(g_norm_sq):
+    if single:
         # in float64, then cast: Δ/‖g‖² = 2.5e39 overflowed float32 before multiplying g = 2e-19 (a step of
         # 5e20, representable, was refused naming delta)
         with np.errstate(over="ignore"):
