@@ -30,9 +30,11 @@ model. Phys. Rev. B 24 (1981).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
+import mpmath
 import numpy as np
 import torch
 
@@ -150,11 +152,56 @@ def locate_probability(problem: SingleLocationProblem, mu):
 
 def _locate_gap(problem: SingleLocationProblem, psi: float, mu):
     """(sμ − ψ)βd, the logit of p(μ). For a denormal β, ψ = α/β + β/2 overflowed to inf and p was 0, not
-    the uniform limit; there ψβ = α + β²/2 is used, which is finite."""
+    the uniform limit; there ψβ = α + β²/2 is used, which is finite.
+
+    sμ − ψ cancels where sμ ≈ ψ (the liquid/learnable boundary) and βd then magnifies the rounding of s and
+    ψ: p at μ = ψ/s, β = 1e10 came out 0.5 against 0.4999993. So s and ψ are taken to twice float64's
+    digits (s_hi + s_lo, ψ_hi + ψ_lo) and sμ formed exactly (Dekker's product), for floats and float64
+    tensors; other dtypes keep their own precision."""
     if math.isfinite(psi):
+        exact = isinstance(mu, float) or (isinstance(mu, torch.Tensor) and mu.dtype == torch.float64)
+        if not exact:
+            return (problem.signal_scale * mu - psi) * problem.beta * problem.d
+        s_hi, s_lo, psi_hi, psi_lo = _gap_constants(problem.variant, problem.gamma, problem.L, problem.d,
+                                                    problem.beta)
+        if math.isfinite(psi_hi):
+            product, error = _two_product(s_hi, mu)
+            return ((product - psi_hi) + (error + s_lo * mu - psi_lo)) * problem.beta * problem.d
         return (problem.signal_scale * mu - psi) * problem.beta * problem.d
     beta = problem.beta
     return (problem.signal_scale * mu * beta - problem.alpha - beta * beta / 2.0) * problem.d
+
+
+@functools.lru_cache(maxsize=256)
+def _gap_constants(variant: str, gamma: float, L: int, d: int,
+                   beta: float) -> tuple[float, float, float, float]:
+    """(s_hi, s_lo, ψ_hi, ψ_lo): s = √(1 − γ²) (or √(1/2)) and ψ(α, β) of the float inputs, α = log(L − 1)/d,
+    each the sum of two floats (60 digits, then split)."""
+    with mpmath.workdps(60):
+        g, b = mpmath.mpf(gamma), mpmath.mpf(beta)
+        s = mpmath.sqrt((1 - g) * (1 + g)) if variant == "dohmatob" else mpmath.sqrt(mpmath.mpf(1) / 2)
+        alpha = mpmath.log(L - 1) / d
+        beta_crit = mpmath.sqrt(2 * alpha)
+        psi = alpha / b + b / 2 if b < beta_crit else beta_crit
+        s_hi, psi_hi = float(s), float(psi)
+        s_lo = float(s - s_hi)
+        psi_lo = float(psi - psi_hi) if math.isfinite(psi_hi) else 0.0
+    return s_hi, s_lo, psi_hi, psi_lo
+
+
+def _split(a):
+    """Veltkamp's split of a float64 into two 26-bit halves (hi + lo = a exactly; |a| here <= 1)."""
+    c = 134217729.0 * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a: float, b):
+    """(p, e) with p = fl(a·b) and p + e = a·b exactly (Dekker), for floats and float64 tensors."""
+    product = a * b
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(b)
+    return product, ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
 
 
 def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, *,

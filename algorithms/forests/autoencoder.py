@@ -286,6 +286,10 @@ def _differs(now: Any, fitted: Any) -> bool:
 class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Encode with a forest's diffusion map, decode with the forest's splits.
 
+    The constructor checks none of its parameters (scikit-learn's contract, the package's one exception to
+    "every constructor checks its inputs", README): ``RFAutoencoder(n_components=-1)`` constructs, and ``fit``
+    refuses every invalid value below by name (details after ``k``).
+
     Parameters
     ----------
     n_components : int

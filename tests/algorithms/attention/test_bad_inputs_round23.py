@@ -34,3 +34,46 @@ def test_spherical_gd_float32_finite_step_is_not_diverged(lr):
     for dtype in (np.float64, np.float32):
         problem = SingleLocationProblem(d=6, L=3, gamma=0.5, n_samples=50, dtype=dtype)
         assert solve(problem, SphericalGD(lr=lr), maxiters=20).retcode.name == "MaxIters"
+
+
+def _reference_p(problem, mu):
+    """p(μ) = 1/(1 + e^{−(sμ − ψ)βd}) of the float inputs at 80 digits (the docstring's formula)."""
+    import mpmath
+    with mpmath.workdps(80):
+        g, b = mpmath.mpf(problem.gamma), mpmath.mpf(problem.beta)
+        s = mpmath.sqrt(1 - g * g) if problem.variant == "dohmatob" else mpmath.sqrt(mpmath.mpf(1) / 2)
+        alpha = mpmath.log(problem.L - 1) / problem.d
+        psi = alpha / b + b / 2 if b < mpmath.sqrt(2 * alpha) else mpmath.sqrt(2 * alpha)
+        return float(1 / (1 + mpmath.exp(-(s * mpmath.mpf(mu) - psi) * b * problem.d)))
+
+
+def _boundary_cases():
+    import math
+    cases = []
+    for d, L, gamma, beta, variant in [(4, 3, 0.6, 1e10, "dohmatob"), (4, 3, 0.6, 1e3, "dohmatob"),
+                                       (10, 1000, 0.3, 0.5, "dohmatob"), (6, 20, 0.5, 1e14, "marion")]:
+        problem = SingleLocationProblem(d=d, L=L, gamma=gamma, beta=beta, variant=variant)
+        alpha = math.log(L - 1) / d
+        psi = alpha / beta + beta / 2 if beta < math.sqrt(2 * alpha) else math.sqrt(2 * alpha)
+        mu = psi / problem.signal_scale  # sμ ≈ ψ: the logit cancels, βd magnifies the rest
+        if abs(mu) <= 1:
+            cases += [(problem, mu), (problem, math.nextafter(mu, 2.0))]
+    return cases
+
+
+@pytest.mark.parametrize("problem, mu", _boundary_cases())
+def test_locate_probability_keeps_its_digits_where_s_mu_cancels_psi(problem, mu):
+    # (sμ − ψ)βd in float64 cancelled at sμ ≈ ψ and βd magnified the rounding of s and ψ: p = 0.5 returned
+    # for 0.4999993 (β = 1e10), a wrong value in silence (the class of the curvature gd_step case)
+    import torch
+
+    from algorithms.attention import locate_probability, mean_field_risk
+    expected = _reference_p(problem, mu)
+    assert abs(locate_probability(problem, mu) - expected) <= 1e-12 * expected
+    tensor = locate_probability(problem, torch.tensor([mu], dtype=torch.float64))
+    assert abs(float(tensor[0]) - expected) <= 1e-12 * expected
+    # the risk carries p: at ν = 1, ζ = ρ = 0 it is γ²(p² − 2p + 1) = γ²(1 − p)²
+    q = 1 - expected
+    risk = mean_field_risk(problem, mu, 1.0, 0.0, 0.0) if problem.variant == "dohmatob" else None
+    if risk is not None:
+        assert abs(risk - problem.gamma**2 * q * q) <= 1e-12 * problem.gamma**2 * q * q
