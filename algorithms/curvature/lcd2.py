@@ -297,6 +297,11 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     unchanged, whatever ``g``: for convex f, Δ = 0 with g ≠ 0 only arises from rounding, which the LCD2
     solver clamps to Δ = 0 (a multiplier 0, not an error).
 
+    Precision: a floating-point computation (an eigen-decomposition for a full C, a multiplier found by
+    root-finding), so the new point x − s carries the step's own rounding, a few ulps of |s| (and of the
+    multiplier's tolerance): where x and s nearly cancel, that error is large relative to the small result
+    (unlike ``gd_step``/``polyak_step``/``lcd1_step``, which recompute such entries exactly).
+
     >>> import numpy as np
     >>> x, info = lcd2_step(np.array([1.0]), np.array([2.0]), np.zeros(1), 1.0)   # Polyak
     >>> x.tolist(), info["multiplier"]

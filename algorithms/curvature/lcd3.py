@@ -101,7 +101,9 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     eigenvalues below 1e-12 of the largest counted as zero, so a ∇f with more than 1e-8 of its norm along
     them is Degenerate; a diagonal C keeps every eigenvalue > 0 exactly), all computed in float64 (float32,
     float16 and integer entries are promoted: the new point is float64), and ``delta`` = f(x) − f* a finite
-    float >= 0.
+    float >= 0. Precision: a floating-point computation (an eigen-decomposition for a full C), so the new
+    point x − s carries the step's own rounding, a few ulps of |s|: where x and s nearly cancel, that error
+    is large relative to the small result (``lcd3_stepsize`` itself keeps full relative precision).
 
     >>> import numpy as np
     >>> x, info = lcd3_step(np.array([2.0]), np.array([4.0]), np.array([2.0]), 4.0)  # f = x²
