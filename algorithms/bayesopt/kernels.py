@@ -155,8 +155,12 @@ class Kernel:
         ell = np.asarray(self.lengthscale)
         if ell.ndim == 1 and ell.size != X.shape[-1]:
             raise ValueError(f"lengthscale has {ell.size} entries but the inputs have {X.shape[-1]} columns")
+        # differences first, then scaled: X / ell rounded each point before the subtraction, and the
+        # difference of nearby points cancelled (k([1e10 + 1], [1e10]) at ell = 3 off by 1e-7, 10 % at
+        # ell = 1e-15 near 1); ell² of the working range is a normal float64
+        variances = np.broadcast_to(np.square(ell, dtype=np.float64), (X.shape[-1],))
         with np.errstate(over="ignore"):   # an overflow is refused by __call__ by name
-            return cdist(X / ell, Y / ell)
+            return cdist(X, Y, "seuclidean", V=variances)
 
     def profile(self, r: np.ndarray) -> np.ndarray:
         """k as a function of the scaled distance r >= 0 (without the outputscale)."""
@@ -179,7 +183,9 @@ class Kernel:
 
     def __call__(self, X, Y) -> np.ndarray:
         """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d), d >= 1, finite
-        reals of any real dtype (arrays, lists or tensors): computed and returned in float64."""
+        reals of any real dtype (arrays, lists or tensors): computed and returned in float64, from each
+        difference x − y taken before its division by the lengthscale (nearby points far from the origin
+        keep their digits: k([1e10 + 1], [1e10]) is the kernel at distance exactly 1/ℓ)."""
         revalidate_if_reassigned(self)
         X, Y = as_real_array("X", X), as_real_array("Y", Y)
         for name, M in (("X", X), ("Y", Y)):   # a 0-d array is no point of shape (d,): made one in silence

@@ -190,7 +190,8 @@ def gp_sample_path(
 
     The values at the points are exact GP samples (Cholesky of K + ``jitter``·I); between them the
     path is the kernel interpolant, so it is itself a finite kernel expansion. ``dim`` and ``n_points``
-    positive ints (refused when the n_points × n_points covariance exceeds this machine's memory);
+    positive ints (refused when the n_points × n_points covariance exceeds this machine's memory); ``seed``
+    an int in [0, 2**64) (a seed, not a count: 2**63 is valid);
     ``jitter`` a float in [1.18e-38, 1e8] (0 and subnormals refused: the Cholesky factor needs it;
     larger values, noise 1e8 times the signal's, are refused as the GP's are), and large enough that
     K + jitter·I is numerically positive definite at the drawn points: a smaller one (1.2e-38 beside an
@@ -395,18 +396,18 @@ def rkhs_problem(
     ``kernel`` is the :class:`Kernel` of both RKHSs, ``norm_f`` and ``norm_c`` (finite floats > 0) the
     RKHS norms of f and c, ``n_centers`` (int >= 1) the kernel centres of each function.
 
-    Draws are repeated (seed, seed + 1000, ...) until the unconstrained minimizer of f is
-    infeasible, with a minimum at least 5 % of f's range below f*, and the ``n_initial``-point
-    Latin hypercube design (seeded) holds a feasible point; the problem's ``initial`` is that
-    design and ``f_star``/``x_star`` its constrained optimum as :func:`constrained_minimum` finds it (a grid
-    of about 10⁴ nodes, 3 SLSQP polishes): exact to rounding for dim <= 2 (checked against 40-start SLSQP),
-    but from dim = 4 on the coarse grid can miss the best basin (dim 4, seed 1 with an SE kernel of
-    lengthscale 0.2: a feasible point 0.036 lower), and a run that finds a lower feasible value is then
-    refused naming f_star. ``norm_f``, ``norm_c`` floats in
-    [1.18e-38, 1e8] (the optimum's feasibility is checked to an absolute 1e-6); ``n_initial`` and
-    ``n_centers`` positive ints (refused when the
-    design's GP factor or the centres' kernel matrix exceeds this machine's memory); ``dim`` an int in
-    [1, RKHS_PROBLEM_MAX_DIM = 14] (f* is found on a grid of at least 3^dim nodes).
+    ``seed`` is an int in [0, 2**64) (a seed, not a count: 2**63 and 2**64 − 1 are valid; the redraws
+    below wrap modulo 2**64). Draws are repeated (seed, seed + 1000, ...) until the unconstrained
+    minimizer of f is infeasible, with a minimum at least 5 % of f's range below f*, and the
+    ``n_initial``-point Latin hypercube design (seeded) holds a feasible point; the problem's ``initial``
+    is that design and ``f_star``/``x_star`` its constrained optimum as :func:`constrained_minimum` finds
+    it (a grid of about 10⁴ nodes, 3 SLSQP polishes): exact to rounding for dim <= 2 (checked against
+    40-start SLSQP), but from dim = 4 on the coarse grid can miss the best basin (dim 4, seed 1 with an SE
+    kernel of lengthscale 0.2: a feasible point 0.036 lower), and a run that finds a lower feasible value
+    is then refused naming f_star. ``norm_f``, ``norm_c`` floats in [1.18e-38, 1e8] (the optimum's
+    feasibility is checked to an absolute 1e-6); ``n_initial`` and ``n_centers`` positive ints (refused
+    when the design's GP factor or the centres' kernel matrix exceeds this machine's memory); ``dim`` an
+    int in [1, RKHS_PROBLEM_MAX_DIM = 14] (f* is found on a grid of at least 3^dim nodes).
 
     >>> prob = rkhs_problem(Kernel("se", lengthscale=0.2), 1, seed=0)
     >>> feasible = prob.initial[prob.c(prob.initial) <= 0]

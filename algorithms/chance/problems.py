@@ -231,7 +231,8 @@ def linear_gaussian_problem(
     (n_samples >= ⌈1/rho⌉; sizes whose samples or the reference SLSQP's n × n matrices exceed this
     machine's memory are refused by name).
 
-    b ~ −U(0.5, 1.5), c̄ ~ U(0.5, 1.5), d = n/4 (drawn from ``seed``); g(x, c) = d − cᵀx.
+    b ~ −U(0.5, 1.5), c̄ ~ U(0.5, 1.5), d = n/4 (drawn from ``seed``, an int in [0, 2**64):
+    a seed, not a count, so 2**63 is valid); g(x, c) = d − cᵀx.
 
     >>> p = linear_gaussian_problem(n=4, n_samples=200, rho=0.1, seed=0)
     >>> p.h_samples.shape, round(p.known_optimum, 4) < 0

@@ -84,3 +84,28 @@ def test_callback_true_when_the_design_meets_the_target_is_terminated():
     assert solve(problem, CEI(n_candidates=50), maxiters=5, seed=0).retcode.name == "Success"
     assert solve(problem, CEI(n_candidates=50), maxiters=0, seed=0, callback=lambda r: True).retcode.name == \
         "MaxIters"
+
+
+# the closed-form kernel at nearby points far from the origin (heldout23's class: a documented formula losing
+# its digits to a rounded intermediate): X / ell was rounded before the subtraction
+NEARBY = {
+    "1e10 apart by 1, ell 3": (1e10 + 1.0, 1e10, 3.0),
+    "1 apart by 7 ulp, ell 1e-15": (1.0 + 7 * 2.0**-52, 1.0, 1e-15),
+    "0.1 + 0.2 against 0.3, ell 1e-16": (0.1 + 0.2, 0.3, 1e-16),
+    "3e38 apart by 4 ulp, ell 1e23": (3e38, 3e38 * (1 - 2.0**-50), 1e23),
+}
+
+
+@pytest.mark.parametrize("name, nu", [("se", 2.5), ("matern", 0.5), ("matern", 1.5), ("matern", 2.5)])
+@pytest.mark.parametrize("x, y, ell", NEARBY.values(), ids=list(NEARBY))
+def test_kernel_scales_the_difference_not_the_points(name, nu, x, y, ell):
+    from fractions import Fraction
+
+    from algorithms.bayesopt import Kernel
+
+    r = float(abs(Fraction(x) - Fraction(y)) / Fraction(ell))   # the exact scaled distance, rounded once
+    expected = Kernel(name, nu=nu, lengthscale=1.0).profile(np.array([r]))[0]
+    got = Kernel(name, nu=nu, lengthscale=ell)(np.array([[x]]), np.array([[y]]))[0, 0]
+    assert got == pytest.approx(expected, rel=1e-13)
+    ard = Kernel(name, nu=nu, lengthscale=[ell, 1.0])(np.array([[x, 0.0]]), np.array([[y, 0.0]]))[0, 0]
+    assert ard == pytest.approx(expected, rel=1e-13)
