@@ -288,7 +288,13 @@ def _check_real_scalar(name: str, value: Any, expected: str) -> float:
     as a float; else a TypeError naming it (a Decimal is not a ``numbers.Real``: it is named, not rounded)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number{expected}, got {type(value).__name__} {_brief(value)}")
-    return to_float(value)  # an int past float's range: ±inf, refused by the caller as not finite
+    result = to_float(value)  # an int past float's range: ±inf, refused by the caller as not finite
+    if result == 0 and value != 0:
+        # below float64's range (Fraction(1, 10**400), np.longdouble("1e-4000")): the nearest nonzero float
+        # of its sign, so the caller's ">= 0", "> 0" and working-range tests see the value given (as 0.0 a
+        # negative one passed ">= 0" and a positive lr below 1.18e-38 passed as the 0 "no step")
+        return -math.ulp(0.0) if value < 0 else math.ulp(0.0)
+    return result
 
 
 def check_finite_real(name: str, value: Any) -> float:

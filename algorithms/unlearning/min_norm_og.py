@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -52,9 +53,11 @@ import torch
 
 from algorithms._validation import (
     WORKING_MAX,
+    _brief,
     check_count,
     check_entries_in_range,
     check_int_at_least,
+    check_positive,
     check_working_range,
     refuse_sparse,
 )
@@ -78,11 +81,14 @@ _RANK_RTOL = 1e-10
 def _check_lambda(name: str, value: Any) -> float:
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):  # a Fraction too
         raise TypeError(f"{name} must be a real number >= 0 or math.inf, got {type(value).__name__}")
-    if not isinstance(value, int | np.integer):
-        value = float(value)
-    if isinstance(value, int | np.integer) and value > 2**1023:  # float() raised OverflowError
-        raise ValueError(f"{name} must be a float >= 0 or math.inf (an int past float's range is not), got "
-                         f"{value!r}")
+    if value < 0:  # on the value given: -Fraction(1, 10**400) as a float is -0.0, which passed ">= 0"
+        raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {_brief(value)}")
+    if value > sys.float_info.max and value != math.inf:  # a finite Fraction / longdouble / int past
+        # float's range: float() raised OverflowError or gave the inf that means "no projection"
+        raise ValueError(f"{name} must be a float >= 0 or math.inf (a finite λ is at most {WORKING_MAX:.4g}, "
+                         f"the package's working range; pass math.inf to skip the projection), got "
+                         f"{_brief(value)}")
+    value = float(value)
     if math.isnan(value) or value < 0:
         raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {value!r}")
     if math.isfinite(value):  # 1e308 refused: pass math.inf for the limit
@@ -182,9 +188,9 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
     if isinstance(gamma_reg, bool | np.bool_) or not isinstance(gamma_reg, numbers.Real) or \
             not 0 < gamma_reg <= 1:
         raise ValueError(f"gamma_reg must be in (0, 1], got {gamma_reg!r}")
-    lambda_reg, gamma_reg = float(lambda_reg), float(gamma_reg)
-    for name, value in (("lambda_reg", lambda_reg), ("gamma_reg", gamma_reg)):
-        check_working_range(name, float(value))  # > 0: 1e-39 acted as the 0 each excludes
+    # > 0: 1e-39 acted as the 0 each excludes; on the value given (Fraction(1, 10**400) became 0.0, then a
+    # ZeroDivisionError)
+    lambda_reg, gamma_reg = check_positive("lambda_reg", lambda_reg), check_positive("gamma_reg", gamma_reg)
     checks = (("epochs", epochs, 1), ("period", period, 1), ("final_descent", final_descent, 0))
     for name, value, low in checks:  # the schedule is a tuple of `epochs` entries: 10**9 was a build of hours
         check_count(name, value, low, MAX_EPOCHS, "the schedule holds one λ per epoch")

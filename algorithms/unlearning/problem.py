@@ -148,6 +148,12 @@ def _same_outputs(built: torch.Tensor, now: torch.Tensor) -> bool:
             and torch.equal(torch.nan_to_num(built), torch.nan_to_num(now)))
 
 
+def _writes_parameters(model: torch.nn.Module) -> ValueError:
+    return ValueError(f"model's {type(model).__name__}.forward(X) writes into its parameters (they differ "
+                      f"after a forward pass): f(θ, X) must leave θ as it is (it would rewrite params, θ*, "
+                      f"and every iterate); constrain the weights outside forward")
+
+
 @dataclass(frozen=True, eq=False)
 class UnlearningProblem(Problem):
     """Unlearn ``forget`` from the model ``model`` trained to ``params`` on retain ⊔ forget.
@@ -181,6 +187,8 @@ class UnlearningProblem(Problem):
     own copies: one changed in place afterwards (torch has no read-only tensors) is refused by the next
     solve, naming it (``retain X``, ``forget y``, ...); build a new problem for other data. ``params``
     written in place is validated again and used, as any problem field.
+    A forward that writes into its parameters (an in-place ``clamp_`` of a weight, a max-norm rule) is
+    refused at construction, a ValueError naming the model's forward: it would rewrite θ* and every iterate.
     The model's forward gets copies of the data: one that writes into its input before using it
     (``nn.ReLU(inplace=True)`` first) runs; one that writes into a tensor after using it (which the gradient
     needs unchanged) is refused at the solve, a ValueError naming the model. A forward that answers other
@@ -282,7 +290,12 @@ class UnlearningProblem(Problem):
         16 retain rows missed a buffer edit seen only on later rows)."""
         with torch.no_grad():
             rows = torch.cat([self.retain[0], self.forget[0]])
-            return functional_forward(self.model, self._unflatten(self.params), (rows,)).detach().clone()
+            # on a copy of θ*: the model must not rewrite the problem's own params (refused at construction)
+            copy = self.params.clone()
+            out = functional_forward(self.model, self._unflatten(copy), (rows,)).detach().clone()
+        if not torch.equal(copy, self.params):  # a write the fresh parameters hid (a clamp they were inside)
+            raise _writes_parameters(self.model)
+        return out
 
     def _check_model_fingerprint(self) -> None:
         """:meth:`predict`, :meth:`loss` and :meth:`jacobian` on the model as it was built: a cheap look at
@@ -323,6 +336,7 @@ class UnlearningProblem(Problem):
         if in_features is not None and X.shape[1] != in_features:
             raise ValueError(f"{name} X must have {in_features} columns (the model's in_features), "
                              f"got shape {tuple(X.shape)}")
+        before = init.clone()
         try:  # on copies: a forward that writes into its input would edit the problem's data
             out = functional_forward(self.model, unflatten(init), (X[:1].clone(),))
             rows, params = X[:64], unflatten(init)
@@ -334,6 +348,9 @@ class UnlearningProblem(Problem):
         except Exception as exc:  # the model's own error, named as a mismatch of model and data
             raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model "
                              f"{type(self.model).__name__}: {exc}") from exc
+        if not torch.equal(init, before):  # a max-norm clamp_ in forward rewrote θ* (problem.params) at
+            # construction, then the first solve blamed params as "changed in place" (red23b)
+            raise _writes_parameters(self.model)
         if differ:  # a Dropout in training mode: vmap's "random operation" error later
             raise ValueError(f"model must be deterministic (f(θ, X) the same at every call): two forward "
                              f"passes of {type(self.model).__name__} at the same θ and {name} X differ (a "

@@ -1,5 +1,8 @@
 """Round 23 of issue #43 (unlearning): docstring promises and users' subclasses of the exported models."""
 
+from fractions import Fraction
+
+import numpy as np
 import pytest
 import torch
 
@@ -11,10 +14,15 @@ from algorithms.unlearning import (
     GradientDescent,
     LinearModel,
     MinNormOG,
+    NegGrad,
+    NegGradPlus,
     Retrain,
+    Ridge,
     TwoLayerPerceptron,
     UnlearningProblem,
     forget_split,
+    orthogonal_gradient_step,
+    strength_schedule,
 )
 
 
@@ -59,3 +67,55 @@ def test_orthogonal_gradient_step_keeps_the_small_lam_part(lam, rows):
     assert got[1] == pytest.approx(exact_second, rel=1e-14)
     first = 1.0 if rows else float(Fraction(lam) / (1 + Fraction(lam)))
     assert got[0] == pytest.approx(first, rel=1e-14)
+
+
+# red23b: a real past float64's range given exactly (a Fraction, an np.longdouble) became 0.0 / -0.0 / inf
+# before the checks: a tiny lr passed as the 0 "no step", a tiny negative passed ">= 0", a huge λ became the
+# math.inf limit "no projection"; strength_schedule / orthogonal_gradient_step met ZeroDivision/Overflow
+_TINY, _NEG_TINY, _HUGE = Fraction(1, 10**400), -Fraction(1, 10**400), Fraction(10**400)
+
+
+@pytest.mark.parametrize(("build", "name"), [
+    (lambda: NegGrad(lr=_TINY), "lr"), (lambda: Retrain(lr=np.longdouble("1e-4000")), "lr"),
+    (lambda: GradientDescent(lr=_NEG_TINY), "lr"), (lambda: Ridge(lam=_NEG_TINY), "lam"),
+    (lambda: NegGradPlus(alpha=_NEG_TINY), "alpha"),
+    (lambda: MinNormOG(lambda_schedule=_NEG_TINY), "lambda_schedule"),
+    (lambda: MinNormOG(lambda_schedule=_HUGE), "lambda_schedule"),
+    (lambda: MinNormOG(lambda_schedule=np.longdouble("1e4000")), "lambda_schedule"),
+    (lambda: strength_schedule(np.longdouble("1e-4000"), 0.5, 2), "lambda_reg"),
+    (lambda: strength_schedule(0.5, _TINY, 2), "gamma_reg"),
+    (lambda: orthogonal_gradient_step(torch.ones(2, dtype=torch.float64),
+                                      torch.zeros(0, 2, dtype=torch.float64), _HUGE), "lam"),
+])
+def test_a_real_past_float64s_range_is_checked_as_given(build, name):
+    with pytest.raises(ValueError, match=name):
+        build()
+
+
+def test_a_tiny_nonnegative_real_past_float64s_range_acts_as_zero():
+    assert Ridge(lam=_TINY).lam <= 5e-324 and MinNormOG(lambda_schedule=_TINY).lambda_schedule == 0.0
+
+
+class _ClampsItsWeight(torch.nn.Module):
+    """A max-norm rule written in forward: an in-place clamp_ of its own weight."""
+
+    def __init__(self, start: float):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.full((4,), start, dtype=torch.float64))
+
+    def forward(self, X):
+        with torch.no_grad():
+            self.w.clamp_(-0.5, 0.5)
+        return (X @ self.w)[:, None]
+
+
+@pytest.mark.parametrize("start", [0.1, 3.0])   # inside the clamp (only θ* is written) or outside
+def test_a_forward_writing_into_its_parameters_is_refused_and_theta_star_kept(start):
+    # red23b: the forward rewrote problem.params (θ*) at construction; the first solve blamed params
+    torch.manual_seed(0)
+    X, y = torch.randn(3, 4, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+    theta = torch.linalg.pinv(X) @ y
+    given = theta.clone()
+    with pytest.raises(ValueError, match=r"model's _ClampsItsWeight.forward\(X\) writes into its parameters"):
+        UnlearningProblem(_ClampsItsWeight(start), theta, (X[1:], y[1:]), (X[:1], y[:1]))
+    assert torch.equal(theta, given)
