@@ -117,6 +117,11 @@ class FinetuneTask(Problem):
     ``tokens`` is kept as the problem's own copy (the caller's tensor edited afterwards changes nothing);
     that copy written in place afterwards (``problem.tokens[0, 0] = 3``, valid ids or not) is refused by
     the next solve and by :meth:`loss`, a ValueError naming tokens: build a new FinetuneTask for other data.
+
+    A model holding random layers (a Dropout) trains with them in the mode it was given: a solve draws them
+    from its ``seed`` (one seed, one answer; torch's global generator is left as it was), and the loss the
+    convergence criterion and the Solution's ``value`` read is evaluated in eval mode (the weights' loss,
+    not one draw's), the model's mode restored.
     """
 
     model: torch.nn.Module
@@ -279,12 +284,22 @@ def run_finetune(problem: FinetuneTask,
     if not isinstance(options, SolveOptions):
         raise TypeError(f"options must be a SolveOptions (solve builds it from its keywords), got "
                         f"{type(options).__name__}")
-    from algorithms.optimizers.block import optimizer_state_bytes  # block.py imports this module
-
     # NaN/inf weights written into the model after the task was built ran to Diverged (refused at
     # construction): checked again here, by name
     check_model_weights(problem.model, "problem.model")
     seed = 0 if options.seed is None else options.seed
+    # a model holding Dropout draws at every training step: from solve's seed, in a forked generator
+    # (torch's global one drew them: one seed gave two answers, and the caller's generator moved; red23a)
+    devices = sorted({p.device.index or 0 for p in problem.model.parameters() if p.device.type == "cuda"})
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        return _train(problem, make_optimizer, options, desc, seed)
+
+
+def _train(problem: FinetuneTask, make_optimizer: Callable[[torch.nn.Module, int], torch.optim.Optimizer],
+           options: SolveOptions, desc: str, seed: int) -> Solution:
+    from algorithms.optimizers.block import optimizer_state_bytes  # block.py imports this module
+
     # a horizon past 2**31 - 1 steps would not finish (a hang, not a result): refused by name
     steps = check_count("maxiters", options.iterations(200), 0)
     tol = options.tolerance(0.1)
@@ -307,8 +322,16 @@ def run_finetune(problem: FinetuneTask,
     monitor = IterationMonitor(options, total=steps, desc=desc)
 
     def full_loss() -> float:
-        with torch.no_grad():
-            return float(problem.loss(model))
+        # in eval mode (the model's mode restored): the criterion and the Solution's value are the loss of
+        # the weights, not of one dropout draw (nor a BatchNorm statistics update)
+        training = [(m, m.training) for m in model.modules()]
+        model.eval()
+        try:
+            with torch.no_grad():
+                return float(problem.loss(model))
+        finally:
+            for m, mode in training:
+                m.training = mode
 
     value = full_loss()
     retcode = RetCode.MaxIters

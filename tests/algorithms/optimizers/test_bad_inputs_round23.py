@@ -155,3 +155,42 @@ def test_block_optimizer_refuses_a_state_saved_under_another_base(source, target
     loading = BlockOptimizer(model().named_parameters(), lr=0.01, switch_every=1, **target)
     with pytest.raises(ValueError, match="another base optimizer"):
         loading.load_state_dict(copy.deepcopy(saved.state_dict()))
+
+
+class _DropoutLM(torch.nn.Module):
+    """A user's language model holding a Dropout (train mode), for a FinetuneTask."""
+
+    def __init__(self):
+        super().__init__()
+        gen = torch.Generator().manual_seed(0)
+        self.vocab_size = 6
+        self.emb = torch.nn.Embedding(6, 8)
+        self.drop = torch.nn.Dropout(0.5)
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8)])
+        self.out = torch.nn.Linear(8, 6)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
+
+    def forward(self, tokens):
+        return self.out(self.layers[0](self.drop(self.emb(tokens))))
+
+
+@pytest.mark.parametrize("name", ["FullFinetune", "BlockCoordinateDescent"])
+def test_a_dropout_model_finetunes_from_solves_seed_alone(name):
+    # red23a: dropout drew from torch's global generator: one seed gave two answers (and moved it)
+    from algorithms import solve
+    from algorithms.optimizers import BlockCoordinateDescent, FinetuneTask, FullFinetune, MarkovLanguageTask
+
+    task = MarkovLanguageTask(vocab_size=6, context=4, seed=1)
+    tokens = task.sample(16, torch.Generator().manual_seed(0))
+    problem = FinetuneTask(_DropoutLM(), task, tokens, batch_size=4)
+    algorithm = (FullFinetune if name == "FullFinetune" else BlockCoordinateDescent)(lr=0.01)
+    first = solve(problem, algorithm, seed=0, maxiters=5)
+    torch.manual_seed(123)     # the caller's generator elsewhere: no effect on the run
+    second = solve(problem, algorithm, seed=0, maxiters=5)
+    assert np.array_equal(first.x, second.x) and first.value == second.value
+    torch.manual_seed(0)
+    state = torch.random.get_rng_state()
+    solve(problem, algorithm, seed=0, maxiters=5)
+    assert torch.equal(state, torch.random.get_rng_state()) and problem.model.training
