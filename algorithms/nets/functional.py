@@ -291,15 +291,19 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
 
     ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations, with a finite
     Hessian at θ (a NaN or inf entry raises ValueError naming loss, as in :func:`flat_hvp`); ``theta`` is a
-    finite 1-D float32/float64 tensor (a flat parameter vector).
+    finite 1-D float32/float64 tensor (a flat parameter vector). ``loss`` gets a copy of θ: one that writes
+    into it is refused, a ValueError naming loss (the Hessian would be taken at another point).
     """
     _check_function("loss", loss)
     _check_theta(theta)
     # a contiguous copy: an expanded (stride-0) θ failed inside torch.func's make_dual, and an fn writing into
     # its argument past torch.func's in-place check (under no_grad, through .data) changed the caller's θ
     theta = theta.clone(memory_format=torch.contiguous_format)
+    before = theta.clone()
     _check_finite_loss("loss", _through_loss(lambda: loss(theta)), theta)   # one evaluation beside the d
+    refuse_written("loss", (theta,), (before,))
     hessian = _through_loss(lambda: _hessian(loss)(theta))
+    refuse_written("loss", (theta,), (before,))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
         raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
                         f"{tuple(hessian.shape[:hessian.ndim - 2])}")
@@ -315,6 +319,7 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations;
     ``theta`` is a finite 1-D
     float32/float64 tensor (a flat parameter vector); ``vector`` a finite tensor of its shape and dtype.
+    ``loss`` gets a copy of θ: one that writes into it is refused, a ValueError naming loss.
     """
     _check_function("loss", loss)
     _check_theta(theta)
@@ -326,12 +331,25 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     refuse_sparse("vector", vector)
     check_finite_data("vector", vector)
     theta, vector = theta.clone(memory_format=torch.contiguous_format), vector.contiguous()  # flat_hessian
+    before = theta.clone()
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
+    refuse_written("loss", (theta,), (before,))
     _check_finite_loss("loss", value, theta)
     if not bool(torch.isfinite(product).all()):
         raise ValueError("loss has a NaN or inf second derivative at theta (the Hessian-vector product is "
                          "not finite)")
     return product
+
+
+def refuse_written(name: str, given: tuple[torch.Tensor, ...], before: tuple[torch.Tensor, ...],
+                   what: str = "theta") -> None:
+    """The copies a user callable was given, unchanged by it: one that wrote into its θ (under no_grad,
+    through .data) after using it moved the point every later evaluation saw, and the derivative was taken
+    at another point in silence (red23a); a ValueError naming ``name``."""
+    if any(not torch.equal(now, then) for now, then in zip(given, before, strict=True)):
+        raise ValueError(f"{name} wrote into its input {what} (it changed during the call, so the "
+                         f"derivatives would be taken at another point); {name} must leave its arguments "
+                         f"unchanged (compute on a copy)")
 
 
 def _check_finite_loss(name: str, value: Any, theta: torch.Tensor | None = None) -> None:
@@ -385,7 +403,7 @@ def _rename_torch_error(name: str, exc: Exception) -> None:
         if any(t in text for t in ("to return only tensors", "to return a scalar Tensor",
                                    "to return a Tensor", "must only return Tensors")):  # a str or None
             raise TypeError(f"{name} must return a scalar (a 0-d tensor): {text}") from None
-        if "in-place operation" in text:
+        if "in-place operation" in text or "modified by an inplace operation" in text:
             raise TypeError(f"{name} must not modify its input in place (use out-of-place operations): "
                             f"{text}") from None
         if "real scalar outputs" in text or "must be floating-point" in text:
@@ -408,14 +426,17 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     with one leading sample axis of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its
     own dtype (integer class labels, or float32 targets beside a float64 θ, which torch's arithmetic then
     promotes to θ's dtype), real, finite and not half precision. ``sample_loss`` runs on copies of θ, X
-    and y: one writing into its inputs leaves the caller's tensors unchanged. A NaN or inf loss or gradient
+    and y (the caller's tensors are never written): one writing into its inputs is refused, a ValueError
+    naming sample_loss. A NaN or inf loss or gradient
     of a sample raises ValueError naming sample_loss and the sample.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
     theta, X, y = _own_copies(theta, X, y)
     per_sample = vmap(grad_and_value(sample_loss), in_dims=(None, 0, 0), randomness="same")
+    before = tuple(t.clone() for t in (theta, X, y))
     grads, values = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    refuse_written("sample_loss", (theta, X, y), before, "theta, x or y")
     _check_precision(values, theta)
     if not bool(torch.isfinite(values).all()):
         raise ValueError(f"sample_loss returned NaN or inf for sample "
@@ -443,15 +464,17 @@ def per_sample_flat_hessians(
     float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors with one leading sample axis
     of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its own dtype (integer class
     labels, or float32 targets beside a float64 θ, which torch's arithmetic then promotes to θ's dtype),
-    real, finite and not half precision. ``sample_loss`` runs on copies of θ, X and y: one writing into its
-    inputs leaves the caller's tensors unchanged. A NaN or inf loss or Hessian entry of a sample raises
-    ValueError naming sample_loss and the sample.
+    real, finite and not half precision. ``sample_loss`` runs on copies of θ, X and y (the caller's tensors
+    are never written): one writing into its inputs is refused, naming sample_loss. A NaN or inf loss or
+    Hessian entry of a sample raises ValueError naming sample_loss and the sample.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
     theta, X, y = _own_copies(theta, X, y)
+    before = tuple(t.clone() for t in (theta, X, y))
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
                            "sample_loss")
+    refuse_written("sample_loss", (theta, X, y), before, "theta, x or y")
     if isinstance(values, torch.Tensor) and values.is_floating_point():
         _check_precision(values, theta)
     if isinstance(values, torch.Tensor) and values.ndim == 1 and not bool(torch.isfinite(values).all()):
@@ -459,6 +482,7 @@ def per_sample_flat_hessians(
                          f"{int((~torch.isfinite(values)).nonzero()[0, 0])}")
     per_sample = vmap(_hessian(sample_loss), in_dims=(None, 0, 0), randomness="same")
     hessians = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    refuse_written("sample_loss", (theta, X, y), before, "theta, x or y")
     d = theta.numel()
     if tuple(hessians.shape) != (X.shape[0], d, d):  # a vector loss gives a stack of Hessians per sample
         raise TypeError(f"sample_loss must return a scalar (a 0-d tensor) per sample, got an output of "

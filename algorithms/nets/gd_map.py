@@ -26,6 +26,10 @@ pieces that statement is about:
 * :class:`StrictSaddle` and :class:`GDMap`: a strict-saddle test family and
   plain GD from a (seeded) random initialization, reached through ``solve``.
 
+Every function taking ``fn`` gives it a copy of θ (the caller's θ is never written); an ``fn`` that writes
+into the θ it is given (under ``no_grad``, through ``.data``, in place) is refused, a ValueError or
+TypeError naming fn: the derivatives would be taken at another point.
+
 References
 ----------
 A. Crăciun, D. Ghoshdastidar. Non-singularity of the gradient descent map for
@@ -82,7 +86,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.nets.functional import flat_hessian, flatten_params, functional_forward
+from algorithms.nets.functional import flat_hessian, flatten_params, functional_forward, refuse_written
 from algorithms.nets.two_layer import check_init_scale
 
 __all__ = [
@@ -121,10 +125,12 @@ def _check_fn(fn: Any) -> None:
     check_takes("fn", fn, "fn(theta)", 1)
 
 
-def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
-    """``run()``, with torch.func's complaint about a non-scalar output re-raised naming ``fn``."""
+def _through_fn(run: Callable[[], torch.Tensor], theta: torch.Tensor | None = None) -> torch.Tensor:
+    """``run()``, with torch.func's complaint about a non-scalar output re-raised naming ``fn``; with
+    ``theta`` (the copy fn is given), an fn that wrote into it is refused naming fn."""
+    before = None if theta is None else theta.clone()
     try:
-        return run()
+        out = run()
     except RuntimeError as exc:
         if any(t in str(exc) for t in ("to return a scalar Tensor", "to return only tensors",
                                        "to return a Tensor")):   # the last: a str or None returned
@@ -134,13 +140,16 @@ def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
         raise
     except Exception as exc:    # the user's own KeyError / ZeroDivisionError reached the caller bare
         raise UserCallableError(f"fn raised {type(exc).__name__}: {str(exc)[:200]}") from exc
+    if theta is not None:
+        refuse_written("fn", (theta,), (before,))
+    return out
 
 
 def _named_torch_error(name: str, exc: RuntimeError) -> Exception:
     """torch's complaint about what a user callable did, as a TypeError naming it (an in-place edit of θ,
     a complex or bool output); any other RuntimeError as it was."""
     text = str(exc)
-    if "in-place operation" in text:
+    if "in-place operation" in text or "modified by an inplace operation" in text:
         return TypeError(f"{name} must not modify its input in place (use out-of-place operations): {text}")
     if "real scalar outputs" in text or "must be floating-point" in text:
         return TypeError(f"{name} must return a real floating-point scalar: {text}")
@@ -455,7 +464,7 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    gradient, value = _through_fn(lambda: grad_and_value(fn)(theta))
+    gradient, value = _through_fn(lambda: grad_and_value(fn)(theta), theta)
     _check_value(value, theta)
     _check_finite_gradient(gradient)
     return _finite_step(theta - lr * gradient, lr)
@@ -489,8 +498,8 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    _check_value(_through_fn(lambda: fn(theta)), theta)   # one evaluation beside the d of the Jacobian
-    jacobian = _through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta))
+    _check_value(_through_fn(lambda: fn(theta), theta), theta)   # one evaluation beside the d of the Jacobian
+    jacobian = _through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta), theta)
     try:
         finite = bool(torch.isfinite(jacobian).all())
     except RuntimeError:    # under torch.func.vmap: the batched caller's job
@@ -512,7 +521,7 @@ def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
     """
     _check_fn(fn)
     theta = _check_theta(theta)
-    _check_value(_through_fn(lambda: fn(theta)), theta)
+    _check_value(_through_fn(lambda: fn(theta), theta), theta)
     try:
         H = flat_hessian(fn, theta)
     except (TypeError, ValueError) as exc:     # flat_hessian calls it loss
@@ -808,7 +817,8 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    _check_value(_through_fn(lambda: fn(theta)), theta)   # a str or generator returned failed in torch.func
+    # a str or generator returned failed in torch.func
+    _check_value(_through_fn(lambda: fn(theta), theta), theta)
     grad_fn = grad(fn)
 
     def hvp(v: torch.Tensor) -> torch.Tensor:

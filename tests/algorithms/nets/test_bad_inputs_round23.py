@@ -6,7 +6,16 @@ import pytest
 import torch
 
 from algorithms._validation import UnknownAttributeError
-from algorithms.nets import SAM, TwoLayerReLU
+from algorithms.nets import SAM, TwoLayerReLU, flat_hessian, flat_hvp
+from algorithms.nets.functional import per_sample_flat_grads
+from algorithms.nets.gd_map import (
+    exact_logabsdet,
+    gd_jacobian,
+    gd_logabsdet_slq,
+    gd_map,
+    hessian_eigenvalues,
+    singular_step_sizes,
+)
 
 
 def _with_own_attribute(base: type) -> type:
@@ -146,3 +155,39 @@ def test_a_loss_and_grad_override_answering_the_wrong_kind_is_named(body, error,
 
     with pytest.raises(error, match=rf"loss_and_grad.*{words}"):
         solve(_training_subclass(body), _flow_algorithms()[which], maxiters=50)
+
+
+def _writes_theta(t):
+    value = (t ** 2).sum() + t[0] * t[1] ** 3
+    with torch.no_grad():
+        t.data[0] = 9.0     # after using it: every later evaluation saw another point
+    return value
+
+
+def _sample_loss_writes_x(t, x, y):
+    value = ((t * x).sum() - y) ** 2
+    with torch.no_grad():
+        x.data[0] = 9.0
+    return value
+
+
+_TH = torch.tensor([0.3, -0.2, 0.5], dtype=torch.float64)
+_X = torch.linspace(-1.0, 1.0, 12, dtype=torch.float64).reshape(4, 3)
+_Y = torch.tensor([0.1, -0.2, 0.3, 0.4], dtype=torch.float64)
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: flat_hessian(_writes_theta, _TH), "loss"), (lambda: flat_hvp(_writes_theta, _TH, _TH), "loss"),
+    (lambda: gd_map(_writes_theta, _TH, 0.1), "fn"), (lambda: gd_jacobian(_writes_theta, _TH, 0.1), "fn"),
+    (lambda: hessian_eigenvalues(_writes_theta, _TH), "fn"),
+    (lambda: exact_logabsdet(_writes_theta, _TH, 0.1), "fn"),
+    (lambda: singular_step_sizes(_writes_theta, _TH), "fn"),
+    (lambda: gd_logabsdet_slq(_writes_theta, _TH, 0.1), "fn"),
+    (lambda: per_sample_flat_grads(_sample_loss_writes_x, _TH, _X, _Y), "sample_loss"),
+])
+def test_a_callable_writing_into_the_point_it_is_given_is_refused(call, name):
+    # red23a: the derivatives were taken at the moved point in silence (gd_jacobian met torch's error)
+    given = _TH.clone()
+    with pytest.raises(ValueError, match=rf"^{name} wrote into its input"):
+        call()
+    assert torch.equal(_TH, given)
