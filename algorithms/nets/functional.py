@@ -330,10 +330,11 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
         raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
     refuse_sparse("vector", vector)
     check_finite_data("vector", vector)
-    theta, vector = theta.clone(memory_format=torch.contiguous_format), vector.contiguous()  # flat_hessian
-    before = theta.clone()
+    # copies, as flat_hessian's; the vector too: a loss writing through .data reached the caller's vector
+    theta, vector = (t.clone(memory_format=torch.contiguous_format) for t in (theta, vector))
+    before = (theta.clone(), vector.clone())
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
-    refuse_written("loss", (theta,), (before,))
+    refuse_written("loss", (theta, vector), before)
     _check_finite_loss("loss", value, theta)
     if not bool(torch.isfinite(product).all()):
         raise ValueError("loss has a NaN or inf second derivative at theta (the Hessian-vector product is "

@@ -174,10 +174,11 @@ def _sample_loss_writes_x(t, x, y):
 _TH = torch.tensor([0.3, -0.2, 0.5], dtype=torch.float64)
 _X = torch.linspace(-1.0, 1.0, 12, dtype=torch.float64).reshape(4, 3)
 _Y = torch.tensor([0.1, -0.2, 0.3, 0.4], dtype=torch.float64)
+_V = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64)
 
 
 @pytest.mark.parametrize(("call", "name"), [
-    (lambda: flat_hessian(_writes_theta, _TH), "loss"), (lambda: flat_hvp(_writes_theta, _TH, _TH), "loss"),
+    (lambda: flat_hessian(_writes_theta, _TH), "loss"), (lambda: flat_hvp(_writes_theta, _TH, _V), "loss"),
     (lambda: gd_map(_writes_theta, _TH, 0.1), "fn"), (lambda: gd_jacobian(_writes_theta, _TH, 0.1), "fn"),
     (lambda: hessian_eigenvalues(_writes_theta, _TH), "fn"),
     (lambda: exact_logabsdet(_writes_theta, _TH, 0.1), "fn"),
@@ -187,7 +188,7 @@ _Y = torch.tensor([0.1, -0.2, 0.3, 0.4], dtype=torch.float64)
 ])
 def test_a_callable_writing_into_the_point_it_is_given_is_refused(call, name):
     # red23a: the derivatives were taken at the moved point in silence (gd_jacobian met torch's error)
-    given = _TH.clone()
+    given = (_TH.clone(), _V.clone())
     with pytest.raises(ValueError, match=rf"^{name} wrote into its input"):
         call()
-    assert torch.equal(_TH, given)
+    assert torch.equal(_TH, given[0]) and torch.equal(_V, given[1])
