@@ -292,7 +292,7 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations, with a finite
     Hessian at θ (a NaN or inf entry raises ValueError naming loss, as in :func:`flat_hvp`); ``theta`` is a
     finite 1-D float32/float64 tensor (a flat parameter vector). ``loss`` gets a copy of θ: one that writes
-    into it is refused, a ValueError naming loss (the Hessian would be taken at another point).
+    into it is refused, a TypeError naming loss (the Hessian would be taken at another point).
     """
     _check_function("loss", loss)
     _check_theta(theta)
@@ -319,7 +319,7 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations;
     ``theta`` is a finite 1-D
     float32/float64 tensor (a flat parameter vector); ``vector`` a finite tensor of its shape and dtype.
-    ``loss`` gets a copy of θ: one that writes into it is refused, a ValueError naming loss.
+    ``loss`` gets a copy of θ: one that writes into it is refused, a TypeError naming loss.
     """
     _check_function("loss", loss)
     _check_theta(theta)
@@ -346,11 +346,10 @@ def refuse_written(name: str, given: tuple[torch.Tensor, ...], before: tuple[tor
                    what: str = "theta") -> None:
     """The copies a user callable was given, unchanged by it: one that wrote into its θ (under no_grad,
     through .data) after using it moved the point every later evaluation saw, and the derivative was taken
-    at another point in silence (red23a); a ValueError naming ``name``."""
+    at another point in silence (red23a); a TypeError naming ``name``, as torch's own in-place complaint."""
     if any(not torch.equal(now, then) for now, then in zip(given, before, strict=True)):
-        raise ValueError(f"{name} wrote into its input {what} (it changed during the call, so the "
-                         f"derivatives would be taken at another point); {name} must leave its arguments "
-                         f"unchanged (compute on a copy)")
+        raise TypeError(f"{name} must not modify its input in place: it wrote into its {what} during the "
+                        f"call (the derivatives would be taken at another point); compute on a copy")
 
 
 def _check_finite_loss(name: str, value: Any, theta: torch.Tensor | None = None) -> None:
@@ -427,7 +426,7 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     with one leading sample axis of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its
     own dtype (integer class labels, or float32 targets beside a float64 θ, which torch's arithmetic then
     promotes to θ's dtype), real, finite and not half precision. ``sample_loss`` runs on copies of θ, X
-    and y (the caller's tensors are never written): one writing into its inputs is refused, a ValueError
+    and y (the caller's tensors are never written): one writing into its inputs is refused, a TypeError
     naming sample_loss. A NaN or inf loss or gradient
     of a sample raises ValueError naming sample_loss and the sample.
     """

@@ -27,8 +27,8 @@ pieces that statement is about:
   plain GD from a (seeded) random initialization, reached through ``solve``.
 
 Every function taking ``fn`` gives it a copy of θ (the caller's θ is never written); an ``fn`` that writes
-into the θ it is given (under ``no_grad``, through ``.data``, in place) is refused, a ValueError or
-TypeError naming fn: the derivatives would be taken at another point.
+into the θ it is given (under ``no_grad``, through ``.data``, in place) is refused, a TypeError naming
+fn: the derivatives would be taken at another point.
 
 References
 ----------

@@ -210,7 +210,8 @@ def test_per_sample_derivatives_leave_the_callers_tensors_unchanged(fn, target):
     X = torch.ones(4, 3, dtype=torch.float64)
     y = torch.ones(4, dtype=torch.float64)
     copies = [t.clone() for t in (theta, X, y)]
-    fn(_writes_into(target), theta, X, y)
+    with pytest.raises(TypeError, match=r"^sample_loss must not modify its input"):   # round 23 (red23a)
+        fn(_writes_into(target), theta, X, y)
     assert all(torch.equal(a, b) for a, b in zip((theta, X, y), copies, strict=True))
 
 
