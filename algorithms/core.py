@@ -258,7 +258,9 @@ class Algorithm(metaclass=_KeepsBuiltFields):
     ``one_pass`` (a class attribute, read from the docstring: True when it carries
     :data:`ONE_PASS_WORDS`) marks a method that runs in one pass and calls ``callback`` once, after the
     run, so that a ``True`` it returns keeps the run's retcode; every other method stopped by a ``True``
-    ends ``Terminated``. A method that runs in one pass on some problems only (a closed form for one model
+    ends ``Terminated``. A subclass inherits the flag whatever its own docstring says (a user's documented
+    subclass of ``HeldKarp`` runs the same one pass); one that runs otherwise sets ``one_pass = False`` in
+    its class body. A method that runs in one pass on some problems only (a closed form for one model
     class, an iterative run for the others) says so in its docstring and overrides
     :meth:`runs_in_one_pass`.
     """
@@ -268,8 +270,11 @@ class Algorithm(metaclass=_KeepsBuiltFields):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         doc = cls.__dict__.get("__doc__")
-        if doc:  # the docstring is the contract users read: the flag follows it (none: inherited)
-            cls.one_pass = ONE_PASS_WORDS in doc
+        # the docstring is the contract users read: its words set the flag; without them the flag is
+        # inherited (a user's docstring on a subclass of HeldKarp turned its one pass into "Terminated"
+        # on a True; red23b), and a class body's own one_pass wins
+        if "one_pass" not in cls.__dict__ and doc and ONE_PASS_WORDS in doc:
+            cls.one_pass = True
 
     def __setattr__(self, name: str, value: Any) -> None:
         _refuse_on_bare_base(self, Algorithm, name)

@@ -222,11 +222,16 @@ class SingleLocationProblem(Problem):
 
     def oracle(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The oracle directions (u*, v*): orthonormal, drawn from ``oracle_seed``."""
+        u_star, v_star = self._oracle64()
+        return u_star.to(self.torch_dtype), v_star.to(self.torch_dtype)
+
+    def _oracle64(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(u*, v*) in float64, whatever the dtype (a float32 problem's sample is drawn from these)."""
         revalidate_if_reassigned(self)  # oracle_seed = -1 set through object.__setattr__ met torch's error
         gen = torch.Generator().manual_seed(self.oracle_seed)
         basis = torch.randn(self.d, 2, generator=gen, dtype=torch.float64)
         q, _ = torch.linalg.qr(basis)
-        return q[:, 0].to(self.torch_dtype), q[:, 1].to(self.torch_dtype)
+        return q[:, 0], q[:, 1]
 
 
 def check_problem(problem: Any) -> SingleLocationProblem:
@@ -244,9 +249,10 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     """``n`` i.i.d. draws ``(X, y, secret)`` of the problem's distribution: X (n, L, d), y (n,), secret (n,).
 
     ``n`` is an int in [1, 2**31 − 1] (n·L·d entries past this machine's memory are refused naming L or n)
-    and ``seed`` an int in [0, 2**64). In a float32 problem, labels whose noise ε·ξ overflows float32 (ε of
-    order 1e37 and above, ξ ~ N(0, 1)) are refused naming ``epsilon`` (they were inf labels); use a float64
-    problem.
+    and ``seed`` an int in [0, 2**64). The draw is made in float64 and cast to the problem's dtype: a float32
+    problem's sample is its float64 twin's, rounded. In a float32 problem, labels whose noise ε·ξ overflows
+    float32 (ε of order 1e37 and above, ξ ~ N(0, 1)) are refused naming ``epsilon`` (they were inf labels);
+    use a float64 problem.
 
     >>> p = SingleLocationProblem(d=5, L=3, gamma=0.5)
     >>> X, y, j = sample_batch(p, 4, seed=0)
@@ -269,15 +275,18 @@ def draw_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[torch
     """:func:`sample_batch` on checked arguments, its labels unchecked (SphericalGD's sample: labels that
     overflow make its run ``Diverged``, as documented)."""
     gen = torch.Generator().manual_seed(check_seed(seed))  # numpy ints as ints (manual_seed refuses them)
-    dt = problem.torch_dtype
-    u_star, v_star = problem.oracle()
-    X = torch.randn(n, problem.L, problem.d, generator=gen, dtype=dt)
+    # drawn in float64 and then cast: torch's float32 stream is another stream, so a float32 problem drew an
+    # unrelated sample (not its float64 twin's, rounded) and SphericalGD reached another answer (red23b)
+    f64 = torch.float64
+    u_star, v_star = problem._oracle64()
+    X = torch.randn(n, problem.L, problem.d, generator=gen, dtype=f64)
     secret = torch.randint(problem.L, (n,), generator=gen)
     rows = torch.arange(n)
     X[rows, secret] = problem.gamma * X[rows, secret] + problem.signal_scale * math.sqrt(problem.d) * u_star
-    noise = problem.epsilon * torch.randn(n, generator=gen, dtype=dt)
+    noise = problem.epsilon * torch.randn(n, generator=gen, dtype=f64)
     y = link_function(problem.link)(X[rows, secret] @ v_star) + noise
-    return X, y, secret
+    dt = problem.torch_dtype
+    return X.to(dt), y.to(dt), secret
 
 
 def check_batch_memory(owner: str, name: str, n: int, problem: SingleLocationProblem) -> None:
@@ -343,7 +352,10 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
 
     ``mu`` = uᵀu* in [-1, 1], ``nu`` = vᵀv* in [-1, 1], ``zeta`` = vᵀu* in [-1, 1], ``eta`` = uᵀv* in [-1, 1]
     and ``rho`` = uᵀv in [-1, 1] are overlaps (cosines), each a real number (outside [-1, 1] refused by
-    name). The Gram matrix of (u*, v*, u, v) must be positive semidefinite; otherwise no such pair exists.
+    name). The Gram matrix of (u*, v*, u, v) must be positive semidefinite (an eigenvalue below -1e-12 is
+    refused; one in [-1e-12, 0) is rounding, taken as 0); otherwise no such pair exists. The overlaps are met
+    to float64 rounding in absolute terms (about 1e-15, not relatively: a requested 1e-30 comes out as some
+    |overlap| <= 1e-15), and u, v are then cast to the problem's dtype.
 
     >>> p = SingleLocationProblem(d=6, L=3, gamma=0.5)
     >>> u, v = vectors_with_overlaps(p, mu=0.8, nu=0.6, zeta=0.1, rho=0.2)

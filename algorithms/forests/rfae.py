@@ -66,14 +66,15 @@ class AutoencodingProblem(Problem):
     """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised
     forest (all str labels or all real numbers: an object array mixing them, or holding None, is refused
     naming y), and optional held-out rows ``X_test`` (m, d) to embed and reconstruct (each entry in the
-    working range, then held in X's float dtype: beside a float32 X it is rounded to float32)."""
+    working range, then held in X's float dtype: beside a float32 X it is rounded to float32). A bool ``X``
+    or ``X_test`` is read as 0/1 in float64, as :class:`RFAutoencoder` reads it."""
 
     X: Any
     y: Any = None
     X_test: Any = None
 
     def __post_init__(self) -> None:
-        X = as_float_array("X", self.X, ndim=2)
+        X = as_float_array("X", _bools_as_floats("X", self.X), ndim=2)
         if X.shape[0] < 4:
             raise ValueError(f"X must have at least 4 rows (samples), got {X.shape[0]}")
         object.__setattr__(self, "X", read_only(X))  # a NaN written into problem.X after the checks was fit
@@ -87,7 +88,7 @@ class AutoencodingProblem(Problem):
         if self.X_test is not None:
             # its own values checked first (1e39 beside a float32 X was cast to inf and refused as "NaN or
             # inf"), then held in X's dtype
-            X_test = as_float_array("X_test", self.X_test, ndim=2).astype(X.dtype)
+            X_test = as_float_array("X_test", _bools_as_floats("X_test", self.X_test), ndim=2).astype(X.dtype)
             if X_test.shape[1] != X.shape[1]:
                 raise ValueError(f"X_test must have {X.shape[1]} columns like X, got {X_test.shape[1]}")
             if X_test.shape[0] == 0:  # the held-out error of no rows is undefined (a mean over nothing)
@@ -97,6 +98,16 @@ class AutoencodingProblem(Problem):
     def __setstate__(self, state: dict) -> None:
         """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
         reseal_state(self, state)
+
+
+def _bools_as_floats(name: str, value: Any) -> Any:
+    """A bool table as 0/1 float64 (RFAutoencoder promotes bools; as_float_array refused them: the solve
+    form refused what the estimator took, red23b); anything else as given."""
+    if isinstance(value, np.ndarray | list | tuple) or hasattr(value, "__array__"):
+        array = as_array(name, value)
+        if array.dtype == np.bool_:
+            return array.astype(np.float64)
+    return value
 
 
 @dataclass(frozen=True)

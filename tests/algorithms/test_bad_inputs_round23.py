@@ -1,5 +1,7 @@
 """Round 23 of #43 in core: a problem or algorithm loaded without its validation record (red23b)."""
 
+import pytest
+
 
 def test_a_problem_or_algorithm_loaded_without_its_validation_record_is_validated_at_solve():
     # a pickled state stripped of _validated_fields skipped revalidation: a TSPInstance with NaN coords was
@@ -67,3 +69,37 @@ def test_an_unpickled_problem_with_derived_floats_solves_and_still_refuses_an_ed
     object.__setattr__(loaded, "f0", 6.0)  # f(x0) = 5: a derived value edited is still refused
     with pytest.raises(ValueError, match=r"CurvatureProblem\.f0 was changed after construction"):
         solve(loaded, LCD1())
+
+
+def _held_karp_subclass(kind: str):
+    from dataclasses import dataclass
+
+    from algorithms.routing.held_karp import HeldKarp
+    if kind == "documented":
+        @dataclass(frozen=True)
+        class Logged(HeldKarp):
+            """Held-Karp, logged (the user's own docstring, without core's one-pass words)."""
+        return Logged, True
+    if kind == "undocumented":
+        @dataclass(frozen=True)
+        class Plain(HeldKarp):
+            pass
+        return Plain, True
+
+    @dataclass(frozen=True)
+    class Iterative(HeldKarp):
+        """Declares itself not one-pass."""
+        one_pass = False
+    return Iterative, False
+
+
+@pytest.mark.parametrize("kind", ["documented", "undocumented", "declared_not_one_pass"])
+def test_a_users_subclass_of_a_one_pass_method_keeps_its_callback_rule(kind):
+    # a subclass's own docstring (without "One pass for ``callback``") cleared the inherited flag: the same
+    # single after-run callback call then turned Success into Terminated on a True (red23b)
+    from algorithms.core import RetCode, solve
+    from algorithms.routing import random_tsp
+    cls, one_pass = _held_karp_subclass(kind)
+    assert cls.one_pass is one_pass
+    retcode = solve(random_tsp(7, seed=0), cls(), callback=lambda record: True).retcode
+    assert retcode is (RetCode.Success if one_pass else RetCode.Terminated)

@@ -200,3 +200,15 @@ def test_majority_box_counts_half_open_intervals(lower, upper, expected):
 
     lo, hi = majority_box(np.array(lower)[None, :, None], np.array(upper)[None, :, None])
     assert (float(lo[0, 0]), float(hi[0, 0])) == expected
+
+
+@pytest.mark.parametrize("as_input", [lambda a: a, lambda a: a.tolist(),
+                                      lambda a: __import__("torch").from_numpy(a)])
+def test_autoencoding_problem_reads_a_bool_table_as_rfautoencoder_does(as_input):
+    # RFAutoencoder promotes bools (its docstring) but AutoencodingProblem refused them: "X must be numeric,
+    # got dtype bool" for the solve form of the same estimator (red23b)
+    from algorithms.forests import AutoencodingProblem
+    X = np.random.default_rng(0).random((30, 4)) > 0.5
+    problem = AutoencodingProblem(as_input(X), X_test=as_input(X[:3]))
+    assert problem.X.dtype == problem.X_test.dtype == np.float64
+    assert np.array_equal(problem.X, X.astype(np.float64))
