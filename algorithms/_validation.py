@@ -255,6 +255,10 @@ def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
     return lam_min
 
 
+#: float64's smallest positive (subnormal) number: a nonzero real below it stays nonzero as a float
+_SMALLEST = 5e-324
+
+
 def to_float(value: Any) -> float:
     """``float(value)`` for a real scalar, an int past float's range (10**400) as ±inf: ``float`` raised a
     bare ``OverflowError`` there, so a local range check never got to name the argument.
@@ -264,9 +268,13 @@ def to_float(value: Any) -> float:
     """
     value = _plain_number(value)
     try:
-        return float(value)
+        result = float(value)
     except OverflowError:
         return math.inf if value > 0 else -math.inf
+    if result == 0.0 and value != 0:  # Fraction(1, 10**400), longdouble 1e-4000: nonzero, keeps its sign
+        # (as 0.0 a positive scale read as the "0 = no step" it is not; as -0.0 a negative passed ">= 0")
+        return math.copysign(_SMALLEST, value)
+    return result
 
 
 def _plain_number(value: Any) -> Any:
@@ -285,16 +293,29 @@ def _plain_number(value: Any) -> Any:
 
 def _check_real_scalar(name: str, value: Any, expected: str) -> float:
     """A real scalar (a Python or numpy int or float, or a ``Fraction``: any ``numbers.Real``, never a bool)
-    as a float; else a TypeError naming it (a Decimal is not a ``numbers.Real``: it is named, not rounded)."""
+    as a float; else a TypeError naming it (a Decimal is not a ``numbers.Real``: it is named, not rounded).
+    A finite ``Fraction``/``longdouble`` past float64's range is refused here by name: as ±inf it read as
+    the ``math.inf`` limit some parameters document."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number{expected}, got {type(value).__name__} {_brief(value)}")
     result = to_float(value)  # an int past float's range: ±inf, refused by the caller as not finite
+    if math.isinf(result) and not isinstance(value, int | np.integer) and _finite_beyond_float(value):
+        raise ValueError(f"{name} must be a real number{expected} of magnitude at most {WORKING_MAX:.5g} "
+                         f"(the working range), got a finite {type(value).__name__} past float64's range")
     if result == 0 and value != 0:
         # below float64's range (Fraction(1, 10**400), np.longdouble("1e-4000")): the nearest nonzero float
         # of its sign, so the caller's ">= 0", "> 0" and working-range tests see the value given (as 0.0 a
         # negative one passed ">= 0" and a positive lr below 1.18e-38 passed as the 0 "no step")
         return -math.ulp(0.0) if value < 0 else math.ulp(0.0)
     return result
+
+
+def _finite_beyond_float(value: Any) -> bool:
+    """Whether a real that became ±inf as a float was finite (a Fraction always is; a longdouble 1e4000)."""
+    try:
+        return bool(np.isfinite(value))
+    except TypeError:  # a Fraction or another numbers.Real numpy does not know: finite by construction
+        return True
 
 
 def check_finite_real(name: str, value: Any) -> float:

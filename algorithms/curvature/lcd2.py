@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -139,7 +140,8 @@ def _gap_terms(lam: float, ghat: np.ndarray, D: np.ndarray) -> np.ndarray:
     r = 1/(1 + λDᵢ); at λ = ∞ (the Newton limit) ĝᵢ²/(2Dᵢ), and ∞ where Dᵢ = 0 and ĝᵢ ≠ 0 (the direct
     formula gave NaN at λ = ∞ and from λ ≈ 1e154 on)."""
     pos = D > 0
-    terms = np.where(ghat != 0, ghat * ghat * lam, 0.0)  # Dᵢ = 0: ĝᵢ²λ (0 where ĝᵢ = 0, also at λ = ∞)
+    with np.errstate(invalid="ignore"):  # 0·∞ at λ = ∞ where ĝᵢ = 0: the np.where below drops it
+        terms = np.where(ghat != 0, ghat * ghat * lam, 0.0)  # Dᵢ = 0: ĝᵢ²λ (0 where ĝᵢ = 0, also at λ = ∞)
     with np.errstate(over="ignore", divide="ignore"):
         r = 1.0 / (1.0 + lam * D[pos])
         if math.isinf(lam):
@@ -157,12 +159,13 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
 
     ``lam`` is the multiplier λ >= 0 (any, subnormal and ``math.inf`` included: ∞ is the Newton limit
     ĝᵢ²/(2Dᵢ)), ``delta`` = f(x) − f*, ``ghat`` the gradient's coefficients in C's
-    eigenbasis and ``D`` C's eigenvalues (>= 0), numbers or arrays of one shape (numeric arrays are
-    computed in float64: float32, float16 and integer entries are promoted; empty arrays are an empty sum,
-    h = Δ).
+    eigenbasis and ``D`` C's eigenvalues (>= 0), two 1-D arrays of one shape (a number is refused: ndim 0;
+    numeric arrays are computed in float64: float32, float16 and integer entries are promoted; empty arrays
+    are an empty sum, h = Δ).
 
     ``h(λ) = Δ − Σᵢ ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²)``; elementwise arithmetic only, so it
-    accepts numpy arrays and numpy object arrays of sympy symbols.
+    accepts numpy arrays and numpy object arrays of sympy symbols. Numeric inputs give h correct to float64
+    rounding, also where the sum cancels Δ (h is then taken exactly from the float inputs and rounded once).
 
     >>> import numpy as np
     >>> float(lcd2_gap(0.5, 1.0, np.array([1.0, 1.0]), np.zeros(2)))   # Δ − λ‖g‖²
@@ -175,9 +178,30 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     if is_number(delta) and check_finite_real("delta", delta) < 0:  # f(x) − f* < 0 answered a value
         raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
     if is_number(lam) and ghat.dtype != object and D.dtype != object:
-        return delta - _gap_terms(float(lam), ghat, D).sum()
+        return _numeric_gap(float(lam), float(delta), ghat, D)
     terms = ghat**2 * lam * (2 + lam * D) / (2 * (1 + lam * D) ** 2)
     return delta - terms.sum()
+
+
+def _numeric_gap(lam: float, delta: float, ghat: np.ndarray, D: np.ndarray) -> np.float64:
+    """Δ − Σ terms correct to rounding: where the sum cancels Δ (|h| < 1/4 of it) the float terms' own
+    rounding (each a few ulps of the sum) is past 1e-12 of h, so h is taken exactly from the float inputs
+    (as fractions) and rounded once: Δ = 1e-30, λ = 1e-10, ĝ = 1e-10, D = 0 gave 0.0 for −2.6e-47."""
+    terms = _gap_terms(lam, ghat, D)
+    total = math.fsum(terms.tolist())
+    value = delta - total
+    if not math.isfinite(total) or abs(value) >= 0.25 * total:
+        return np.float64(value)
+    exact = Fraction(delta)
+    for g, d in zip(ghat.tolist(), D.tolist(), strict=True):
+        if not g:
+            continue
+        if math.isinf(lam):  # the Newton limit ĝᵢ²/(2Dᵢ) (total is finite: Dᵢ > 0 here)
+            exact -= Fraction(g) ** 2 / (2 * Fraction(d))
+        else:
+            denom = 1 + Fraction(lam) * Fraction(d)
+            exact -= Fraction(g) ** 2 * Fraction(lam) * (1 + denom) / (2 * denom * denom)
+    return np.float64(float(exact))
 
 
 def lcd2_coefficients(lam: Any, D: Any) -> Any:

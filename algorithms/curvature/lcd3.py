@@ -79,9 +79,6 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
         raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
     if is_number(G) and not (math.isfinite(G) and G > 0):
         raise ValueError(f"G (= ∇fᵀC⁻¹∇f) must be finite and > 0, got {G!r}")
-    if is_number(G) and float(G) == 0.0:  # a longdouble below float64's range: ZeroDivisionError (red23b)
-        raise ValueError(f"G (= ∇fᵀC⁻¹∇f) must be a positive scale of at least 1.18e-38, got {G!r} (0 in "
-                         f"float64)")
     check_callable("sqrt", sqrt)
     radicand = 1 - 2 * delta / G
     if isinstance(radicand, float | np.floating):

@@ -742,18 +742,22 @@ def step_scalar(name: str, value: Any, expected: str) -> Any:
     if not is_number(value):
         raise TypeError(f"{name} must be a real number {expected} (or a sympy expression), got "
                         f"{type(value).__name__} {_brief(value)}")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise ValueError(f"{name} must be a finite number {expected}, got {_brief(value)}") from None
+    # to_float: a nonzero Fraction/longdouble below float64's range stays nonzero with its sign (as 0.0 it
+    # was the valid 0 of a ">= 0" Δ, as -0.0 a negative passed the sign check; red23b)
+    number = to_float(value)
     if math.isnan(number):
         raise ValueError(f"{name} must be a number {expected}, got nan")
+    if math.isinf(number) and not (isinstance(value, float | np.floating) and np.isinf(value)):
+        # 10**400, Fraction(10**400), longdouble 1e4000: finite, past float64's range (never the ∞ limit)
+        raise ValueError(f"{name} must be a finite number {expected}, got {_brief(value)} (past float64's "
+                         f"range)")
     if math.isfinite(number):  # inf is left to each helper (λ = ∞: Newton's limit)
         # a positive scale ("> 0") has the range's minimum, a ">= 0" one any value from 0 up; a negative
         # number is left to the helper's sign check ("lam must be >= 0")
         check_caller_range(name, number, scale=expected.startswith("> ") and number > 0)
-    if not isinstance(value, int | float | np.floating | np.integer):
-        return number  # a Fraction as its float (x − Fraction·g made an object array)
+    if not isinstance(value, int | float | np.floating | np.integer) or isinstance(value, np.longdouble):
+        return number  # a Fraction/longdouble as its float (x − Fraction·g made an object array; a longdouble
+        # made a float128 point where float64 is documented)
     return value  # as given: an int stays exact beside sympy (4, not 4.0)
 
 

@@ -466,9 +466,17 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     return MinimaxProblem(
         grad=_OnCheckedPoints(grad, "grad(x, y, rng)", x0, y0, None),
         # x² in float64: a float32 x of 2.6e19 (documented valid: Φ = 3.4e38 fits) squared to inf in float32
-        phi=_OnCheckedPoints(lambda x: float(np.cos(x[0])) + 0.5 * c * c * float(x[0]) ** 2, "phi(x)", x0),
+        phi=_OnCheckedPoints(lambda x: _synthetic_phi(c, x), "phi(x)", x0),
         grad_phi=_OnCheckedPoints(lambda x: _synthetic_grad_phi(c, x), "grad_phi(x)", x0),
         x0=x0, y0=y0, sigma=sigma, noise=noise)
+
+
+def _synthetic_phi(c: float, x: np.ndarray) -> float:
+    """Φ(x) = cos x + c²x²/2 with x² in float64 (a float32 x of 2.6e19, documented valid, squared to inf in
+    float32); past float64 it is inf, refused by the checked wrapper as "phi(x) overflows" (Python's
+    float ** 2 raised a bare OverflowError at x = 1e300)."""
+    with np.errstate(over="ignore"):
+        return float(np.cos(x[0])) + float(0.5 * c * c * np.square(np.float64(x[0])))
 
 
 #: x − sin x = Σ_k (−1)^(k+1) x^(2k+1)/(2k+1)!, k = 1..12: to rounding for |x| < 1 (the next term: 1/27!)

@@ -73,12 +73,14 @@ import numpy as np
 
 from algorithms._validation import (
     UnknownAttributeError,
+    _brief,
     check_bool,
     check_choice,
     check_int_at_least,
     check_positive,
     check_seed,
     check_working_range,
+    to_float,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.functions import check_in_domain
@@ -429,10 +431,10 @@ def _check_eps(eps: Any) -> float:
                         f"numbers.Real such as Fraction), got {type(eps).__name__}")
     if isinstance(eps, int | np.integer) and abs(eps) > 2**1023:  # float() raised OverflowError
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
-    if not (0.0 < float(eps) < 1.0):
-        raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
+    if not (0.0 < to_float(eps) < 1.0):  # Fraction(10**400): float()'s bare OverflowError (red23b)
+        raise ValueError(f"eps must lie in (0, 1), got {_brief(eps)}")
     # a positive scale of the working range: 5e-324 ran the guesses over float's whole range in silence
-    return check_working_range("eps", float(eps))
+    return check_working_range("eps", to_float(eps))  # Fraction(1, 10**400): 5e-324, refused by name
 
 
 def _check_max_value(max_value: Any) -> float | None:

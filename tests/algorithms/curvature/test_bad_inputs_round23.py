@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from algorithms import solve
-from algorithms.curvature import LBFGS, squared_norm_residual
+from algorithms.curvature import (
+    LBFGS,
+    CurvatureProblem,
+    GradientDescent,
+    gd_step,
+    lcd3_stepsize,
+    polyak_step,
+    scaled,
+    squared_norm_residual,
+)
 
 A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
 
@@ -116,5 +127,43 @@ def test_lcd3_stepsize_G_below_float64_refused_naming_G(G):
     # red23b: a longdouble G below float64's range met Python's ZeroDivisionError
     from algorithms.curvature import lcd3_stepsize
 
-    with pytest.raises(ValueError, match=r"^G \("):
+    with pytest.raises(ValueError, match=r"^G\b.*positive scale"):
         lcd3_stepsize(0.1, G)
+
+
+@pytest.mark.parametrize("lam, delta, ghat, D, exact", [
+    # exact values of the float inputs (mpmath, 400 digits)
+    (1e-10, 1e-30, [1e-10], [0.0], -2.5960171338907243e-47),  # λĝ² rounded before Δ − λĝ² (gave 0.0)
+    (0.1, 1.0, [3.1622776601683795], [0.0], -1.7617618460913476e-16),
+    (1e-10, 1e-30, [1e-10], [1e5], 1.4999800002474013e-35),
+    (float("inf"), 0.5, [1.0], [1.0 + 2**-52], 1.1102230246251563e-16),  # Newton limit Δ − ĝ²/(2D)
+])
+def test_lcd2_gap_correct_to_rounding_where_the_sum_cancels_delta(lam, delta, ghat, D, exact):
+    from algorithms.curvature import lcd2_gap
+    got = float(lcd2_gap(lam, delta, np.array(ghat), np.array(D)))
+    assert abs(got - exact) <= 1e-14 * abs(exact)
+
+
+_TINY, _HUGE = Fraction(1, 10**400), Fraction(10**400)
+
+
+@pytest.mark.parametrize("call, name", [
+    # red23b: a real past float64's range given as a Fraction/longdouble became 0.0, -0.0 or inf first
+    (lambda: lcd3_stepsize(-_TINY, 1.0), "delta"),  # -0.0
+    (lambda: lcd3_stepsize(np.longdouble("1e4000"), 1.0), "delta"),
+    (lambda: GradientDescent(lr=_TINY), "lr"),  # 0: no step
+    (lambda: GradientDescent(lr=np.longdouble("1e-4000")), "lr"),
+    (lambda: scaled(squared_norm_residual(A, np.ones(3)), _HUGE), "beta"),
+    (lambda: CurvatureProblem(
+        f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: 2 * np.ones_like(x), L_C=2.0,
+        f_star=np.longdouble("-1e4000"), x0=np.array([1.0, 2.0])), "f_star"),
+])
+def test_reals_past_float64_as_fraction_or_longdouble_refused_by_name(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        call()
+
+
+def test_step_helpers_return_float64_for_a_longdouble_scalar():
+    x, g = np.array([1.0, 2.0]), np.array([0.5, 0.5])
+    assert polyak_step(x, g, np.longdouble("0.5"), 0.5).dtype == np.float64  # float128 before (red23b)
+    assert gd_step(x, g, np.longdouble("0.5")).dtype == np.float64

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from algorithms import solve
-from algorithms.hierarchical import SGDA, AdaMinimax, TiAda, synthetic_minimax
+from algorithms.hierarchical import (
+    SGDA,
+    AdaMinimax,
+    TiAda,
+    additive_noise,
+    quadratic_bilevel,
+    synthetic_minimax,
+)
 
 
 @pytest.mark.parametrize("algorithm", [SGDA(), AdaMinimax(), TiAda()], ids=lambda a: type(a).__name__)
@@ -67,3 +76,16 @@ def test_quadratic_bilevel_mu_above_l_refused_by_the_documented_rule(dim_y):
 
     with pytest.raises(ValueError, match=r"mu_g must be <= l_g1"):
         quadratic_bilevel(mu_g=3.0, l_g1=2.0, dim_y=dim_y)
+
+
+@pytest.mark.parametrize("make, name", [
+    # red23b: -Fraction(1, 10**400) became -0.0 before the ">= 0" test and was stored
+    (lambda v: synthetic_minimax(sigma=v), "sigma"),
+    (lambda v: quadratic_bilevel(reg=v), "reg"),
+    (lambda v: additive_noise("gaussian", v, (2,), np.random.default_rng(0)), "sigma"),
+])
+@pytest.mark.parametrize("value", [-Fraction(1, 10**400), np.longdouble("-1e-4000")],
+                         ids=["fraction", "longdouble"])
+def test_negative_real_below_float64_is_refused_by_a_nonnegative_parameter(make, name, value):
+    with pytest.raises(ValueError, match=rf"^{name} must be finite and >= 0"):
+        make(value)

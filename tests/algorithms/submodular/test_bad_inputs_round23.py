@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from algorithms._validation import UnknownAttributeError
-from algorithms.submodular import CountingOracle, DynamicMatchoidMaximizer, Matchoid, UniformMatroid
+from algorithms.submodular import (
+    CountingOracle,
+    DynamicMatchoid,
+    DynamicMatchoidMaximizer,
+    Matchoid,
+    UniformMatroid,
+)
 
 
 def _maximizer():
@@ -172,3 +180,10 @@ def test_a_matchoid_p_set_past_the_seal_is_refused_at_solve():
     object.__setattr__(m, "p", 5)
     with pytest.raises(ValueError, match=r"Matchoid\.p = 5"):
         solve(prob, SampleGreedy(), seed=0)
+
+
+@pytest.mark.parametrize("eps", [Fraction(10**400), Fraction(1, 10**400)], ids=["huge", "tiny"])
+def test_dynamic_matchoid_eps_past_float64_refused_naming_eps(eps):
+    # red23b: Fraction(10**400) met float()'s bare OverflowError; 1e-400 in (0, 1) is below the working range
+    with pytest.raises(ValueError, match=r"^eps\b"):
+        DynamicMatchoid(eps=eps)
