@@ -130,8 +130,10 @@ class HBG(Algorithm):
     when given, is the sample count instead of ``samples`` (an int in [0, 100000], the same cap; 0 draws no
     tour: ``MaxIters``; a larger one is refused naming maxiters); ``inference="greedy"`` draws one.
     ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
-    The network sees the instance translated and scaled into the unit square (one that already lies in it and
-    spans at least half of it is passed as it is), so the answer does not depend on the coordinates' unit.
+    The network sees the instance translated and scaled into the unit square, so the answer does not depend
+    on the coordinates' unit for an instance outside that square or spanning less than half of it; one that
+    already lies in it and spans at least half of it (the training data's kind) is passed as it is, so a
+    change of unit that keeps it there (coordinates × 0.7) can give another tour.
 
     One pass for ``callback``: it is called once, with the final record, after the run is over, so a
     ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).

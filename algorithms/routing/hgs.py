@@ -9,9 +9,11 @@ ones do not overflow; a given ``scale`` mapping a distance past 10¹² raises ``
 ``Success`` = PyVRP reports a feasible solution, every returned route maps back to a customer
 list, our own feasibility check passes, PyVRP's reported distance equals the routes' integer
 length on our matrix, that length agrees with our float length, and the worst-case rounding loss
-``(edges) / scale`` is at most 1 % of it; a solution PyVRP marks infeasible gives
-``Infeasible``; a backend error or a failed check gives ``Failure`` (``Solution.original`` then
-says which check failed). HGS is a heuristic: ``Success`` does not claim optimality.
+``(edges) / scale`` is at most 1 % of it; a solution PyVRP marks infeasible, a backend error or a
+failed check gives ``Failure`` (README: a heuristic that finds no feasible point proves nothing, so never
+``Infeasible``; ``Solution.original`` then says which check failed). PyVRP's capacity penalty is capped in
+proportion to the integer distances (its fixed cap of 1e5 made an over-capacity route the cheaper answer once
+``scale · max d`` passed about 1e6). HGS is a heuristic: ``Success`` does not claim optimality.
 
 References
 ----------
@@ -100,6 +102,21 @@ def _pyvrp_model(problem: CVRPInstance, dist: np.ndarray):
     return m
 
 
+def _solve_params(problem: CVRPInstance, dist: np.ndarray):
+    """PyVRP's parameters with the load penalty's cap scaled with the integer distances: its default cap
+    (1e5 per unit of excess load) made an over-capacity route the cheaper answer from ``scale · max d`` of
+    about 3e6 on (a feasible CVRP ended Infeasible at scale 1e7; red23b). The cap stays below 1e17 per the
+    total demand, so a penalised cost keeps inside PyVRP's int64."""
+    from pyvrp import PenaltyParams, SolveParams
+
+    default = PenaltyParams().max_penalty
+    # 3 · max d: the smallest ratio of cap to distance the default scale reaches (1e5 over max d <= 10**4.5),
+    # so a default-scale run keeps PyVRP's own cap
+    wanted = 3.0 * float(np.max(dist))
+    total = max(1.0, float(np.sum(np.asarray(problem.demands, dtype=np.float64))))
+    return SolveParams(penalty=PenaltyParams(max_penalty=max(default, min(wanted, 1e17 / total))))
+
+
 @_dispatch
 def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solution:
     from pyvrp.stop import MaxIterations, MaxRuntime, MultipleCriteria
@@ -112,8 +129,8 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
         stop = MaxRuntime(algorithm.runtime)
         if options.maxiters is not None:  # solve's cap (it was ignored: a full runtime, then Success)
             stop = MultipleCriteria([stop, MaxIterations(options.backend_iterations())])
-        result = model.solve(stop, seed=int(options.seed or 0) % 2**32,
-                             display=False)  # PyVRP's generator takes 32 bits; solve's seeds go to 2**64
+        result = model.solve(stop, seed=int(options.seed or 0) % 2**32,  # PyVRP's generator: 32 bits
+                             display=False, params=_solve_params(problem, dist))
         routes = [
             [int(a.idx) + 1 for a in route.schedule() if a.is_client()] for route in result.best.routes()
         ]
@@ -124,7 +141,8 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
     routes = [r for r in routes if r]
     ran = int(result.num_iterations)  # the search ran: its iterations count, whatever its answer
     if not feasible:
-        return finish(problem, routes, math.nan, RetCode.Infeasible, options, ran, original=result)
+        # a heuristic's infeasible answer proves nothing (README's retcode table): Failure, not Infeasible
+        return finish(problem, routes, math.nan, RetCode.Failure, options, ran, original=result)
     if not is_valid_cvrp(problem, routes):
         return finish(problem, routes, math.nan, RetCode.Failure, options, ran, original=result)
     value = cvrp_cost(problem, routes)

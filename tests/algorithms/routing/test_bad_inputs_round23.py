@@ -75,3 +75,25 @@ def test_checkpoint_meta_contradicting_the_model_is_refused_at_load(tmp_path, ke
         state["meta"][key] = value
     with pytest.raises(ValueError, match=rf"meta\['{key}'\]"):
         load_checkpoint(_edited_checkpoint(tmp_path, edit))
+
+
+@pytest.mark.parametrize("reach", [1e7, 1e9, 9e11])
+def test_hgs_at_a_documented_valid_large_scale_solves_a_feasible_cvrp(reach):
+    # red23b: scale · max d >= about 3e6 (valid up to 1e12) gave Infeasible on a feasible CVRP: PyVRP's
+    # capacity penalty is capped at 1e5, so an over-capacity route became the cheaper answer
+    import numpy as np
+
+    cvrp = random_cvrp(8, seed=3)
+    exact = solve(cvrp, CVRPEnumeration()).value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = solve(cvrp, HGS(scale=reach / float(np.max(cvrp.distances)), runtime=0.2), seed=0)
+    assert sol.retcode.name == "Success"
+    assert abs(sol.value - exact) <= 1e-6 * exact
+
+
+def test_hgs_docstring_states_failure_for_an_infeasible_heuristic_answer():
+    # README's retcode table: a heuristic that finds no feasible point reports Failure (it proves nothing)
+    import algorithms.routing.hgs as hgs
+
+    assert "never\n``Infeasible``" in hgs.__doc__ and "RetCode.Infeasible" not in open(hgs.__file__).read()
