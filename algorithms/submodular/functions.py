@@ -62,6 +62,11 @@ def _from_graph(name: str, graph, weight: str | None) -> tuple[sp.csr_matrix, li
                 raise TypeError(f"{name}: the edge attribute {weight!r} must be numeric (a real number), got "
                                 f"{type(w).__name__} {w!r:.40} on edge ({u!r}, {v!r})")
             values.append(w)
+        if weight != "weight" and graph.number_of_edges() and not any(
+                weight in data for *_, data in graph.edges(data=True)):  # red23b: "wieght" cut unweighted
+            raise ValueError(f"weight = {weight!r} is an attribute no edge of the graph carries (a misspelt "
+                             f"name made every edge weight 1): pass a name the edges carry, or None for "
+                             f"every edge 1")
         # networkx converts to float64 in silence: Fraction(1, 3) or 2**60 + 1 lost the digits of f's order
         _refuse_inexact_ints(name, np.array(values, dtype=object))
     try:
@@ -228,7 +233,8 @@ def check_in_domain(name: str, f: Any, element: Any) -> None:
 class DirectedCut(_IndexFunction):
     """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse),
     or a networkx (di)graph with edge weights in the attribute ``weight`` (default ``"weight"``,
-    missing: 1; ``None``: every edge 1). Integer weights must sum to at most 2**53 (f is computed in
+    missing: 1; ``None``: every edge 1; another name that no edge carries is refused by name: a misspelt
+    ``"wieght"`` made every edge 1). Integer weights must sum to at most 2**53 (f is computed in
     float64, exact for such sums; more is refused by name: pass floats). A Fraction, Decimal or
     np.longdouble weight that float64 does not hold exactly (Fraction(1, 3), 1 + 2**-60) is refused by name
     (rounded, it tied with its neighbours); one it holds (Fraction(1, 2)) is taken.

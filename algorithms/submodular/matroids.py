@@ -683,8 +683,10 @@ class Matchoid(_Sealed):
     size, and exactly, by enumeration, when the matroids' ground sets hold at most 12 elements in all; a
     problem checks it again against its own elements; a value outside is refused by name); otherwise an
     upper bound: the smallest rank of a
-    matroid that covers every element, else the sum of the ranks (every element must lie in some matroid, or
-    the rank would be unbounded). The dynamic algorithm's threshold uses it (a larger
+    matroid whose ``ground`` is None (it covers every element), else the sum of the ranks (every element must
+    lie in some matroid, or the rank would be unbounded; a finite ground, even one holding every element of
+    the others, is not read as "every element": pass ``rank`` for a tighter value). The dynamic
+    algorithm's threshold uses it (a larger
     bound only lowers the threshold; see the note).
 
     >>> from algorithms.submodular import GraphicMatroid, UniformMatroid

@@ -187,3 +187,31 @@ def test_dynamic_matchoid_eps_past_float64_refused_naming_eps(eps):
     # red23b: Fraction(10**400) met float()'s bare OverflowError; 1e-400 in (0, 1) is below the working range
     with pytest.raises(ValueError, match=r"^eps\b"):
         DynamicMatchoid(eps=eps)
+
+
+def test_graph_cut_refuses_a_weight_name_no_edge_carries():
+    # red23b: weight="wieght" (a typo) was an unweighted cut in silence; the default "weight" on an
+    # unweighted graph and None still give every edge 1
+    import networkx as nx
+
+    from algorithms.submodular import DirectedCut, GraphCut
+
+    g = nx.Graph()
+    g.add_edge(0, 1, weight=4.0)
+    g.add_edge(1, 2, weight=9.0)
+    for cut, graph in ((GraphCut, g), (DirectedCut, nx.DiGraph(g))):
+        with pytest.raises(ValueError, match=r"^weight = 'wieght' is an attribute no edge"):
+            cut(graph, weight="wieght")
+    assert GraphCut(g)(frozenset({0})) == 4.0 and GraphCut(nx.path_graph(3))(frozenset({0})) == 1.0
+    assert GraphCut(g, weight=None)(frozenset({0})) == 1.0
+
+
+def test_matchoid_docstring_states_which_matroids_bound_the_default_rank():
+    # red23b: two finite partition matroids over every element gave rank 6 (their sum) where the docstring
+    # read as min 3; the docstring now says only a ground=None matroid counts as covering every element
+    from algorithms.submodular import PartitionMatroid
+
+    edges = [(0, "a"), (0, "b"), (0, "c"), (1, "a"), (2, "a")]
+    m = Matchoid([PartitionMatroid({e: e[0] for e in edges}, 1),
+                  PartitionMatroid({e: e[1] for e in edges}, 1)])
+    assert m.rank == 6 and "whose ``ground`` is None" in Matchoid.__doc__
