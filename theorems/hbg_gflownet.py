@@ -2502,7 +2502,8 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         ("CVRPEnumeration on a tie of one route and two", _enumeration_tie, True, None),
         ("HGS whose backend raises", lambda: _backend_outcome("hgs", "error", ("Failure", 0)), True, None),
         ("HGS whose backend answers infeasible",
-         lambda: _backend_outcome("hgs", "infeasible", ("Infeasible", 7)), True, None),
+         # README's retcode table: a heuristic's infeasible answer proves nothing, so Failure (round 23)
+         lambda: _backend_outcome("hgs", "infeasible", ("Failure", 7)), True, None),
         ("HGS whose backend's routes miss a customer",
          lambda: _backend_outcome("hgs", "invalid", ("Failure", 7)), True, None),
         ("LKH whose backend raises", lambda: _backend_outcome("lkh", "error", ("Failure", 0)), True, None),
@@ -2549,7 +2550,7 @@ register(
         "refuses 2, cvrp_log_pb refuses no routes and an empty route, Statement 3's step probability "
         "refuses opening a route kind the state lacks, knn_adjacency refuses a 2-D tensor and a CVRP a "
         "capacity of 2.5 or a customer demand of 0 (naming its index); HGS reports a backend error as "
-        "Failure with 0 iterations, an infeasible answer as Infeasible and routes missing a customer as "
+        "Failure with 0 iterations, an infeasible answer as Failure and routes missing a customer as "
         "Failure with the backend's iteration count, LKH a backend error as Failure with 0; HBG without a "
         "checkpoint loads the shipped TSP50 for a TSP36 and the TSP20 for a TSP35 and a TSP30 (the nearest "
         "size, a tie to the smaller); a tour is accepted as an int array and refused as a bool array; "
