@@ -94,3 +94,25 @@ def test_a_float32_problem_draws_its_float64_twins_sample_rounded(d, L, link, ep
     assert X32.dtype == y32.dtype == torch.float32
     assert torch.equal(j64, j32)
     assert torch.equal(X64.to(torch.float32), X32) and torch.equal(y64.to(torch.float32), y32)
+
+
+def _phase_boundary_cases():
+    import math
+    cases = []
+    for alpha in (0.1, 0.32, 1.7, 3.3, 1e-30, 2.5e37):
+        beta = math.sqrt(2 * alpha)
+        cases += [(alpha, beta), (alpha, math.nextafter(beta, 0.0)), (alpha, math.nextafter(beta, math.inf))]
+    return cases
+
+
+@pytest.mark.parametrize("alpha, beta", _phase_boundary_cases())
+def test_thermodynamics_decides_the_phase_exactly_at_beta_crit(alpha, beta):
+    # β < β_c was compared with the rounded √(2α): β = fl(√(2α)) or a neighbour got the wrong "frozen" (about
+    # one boundary case in six) while learnable() decides the same boundary exactly
+    from fractions import Fraction
+
+    from algorithms.attention import thermodynamics
+    out = thermodynamics(alpha, beta)
+    frozen = Fraction(beta) ** 2 >= 2 * Fraction(alpha)
+    assert out["frozen"] is frozen
+    assert out["r"] == (out["beta_crit"] if frozen else beta) and out["r"] <= beta
