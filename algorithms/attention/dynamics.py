@@ -77,8 +77,9 @@ def overlap_velocity(problem: SingleLocationProblem, state) -> np.ndarray:
     """d/dt (μ, ν, η, ζ) under projected gradient flow on R̄ (linear link, r = 0).
 
     ``problem`` is a :class:`SingleLocationProblem` with the linear link; ``state`` is the four finite
-    overlaps (μ, ν, η, ζ) of unit vectors, with μ² + η² <= 1 and ν² + ζ² <= 1 (any real dtype, read as
-    float64: the velocity is a float64 array whatever the state's precision).
+    overlaps (μ, ν, η, ζ) of unit vectors, with μ² + η² <= 1 and ν² + ζ² <= 1 (a sum up to 1 + 1e-9, a
+    computed state's rounding, is taken; one above is refused; μ is clipped to [-1, 1] in p(μ)) (any real
+    dtype, read as float64: the velocity is a float64 array whatever the state's precision).
 
     >>> p = SingleLocationProblem(d=20, L=4, gamma=0.6)
     >>> bool(np.abs(overlap_velocity(p, [1.0, 1.0, 0.0, 0.0])).max() < 1e-12)

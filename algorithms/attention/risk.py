@@ -145,7 +145,9 @@ def locate_probability(problem: SingleLocationProblem, mu):
     """p(μ) = 1/(1 + e^{−(sμ − ψ)βd}): the mean-field mass of the softmax on the secret token.
 
     ``problem`` is a :class:`SingleLocationProblem`; ``mu`` = uᵀu* is an overlap of unit vectors, a real
-    number or a real tensor in [-1, 1] (a tensor gives a tensor of its own dtype, float32 or half included).
+    number or a real tensor in [-1, 1] (a tensor gives a tensor of its own dtype, float32 or half included);
+    an overlap up to 1e-9 outside [-1, 1], a computed overlap's rounding, is taken as given (one further:
+    refused).
 
     Accepts a float (returns a float) or a tensor (differentiable).
 
@@ -221,7 +223,9 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, 
     ``zeta`` = vᵀu* and ``rho`` = uᵀv are overlaps of unit vectors, real numbers or real tensors in [-1,
     1], with ν² + ζ² <= 1 (no unit v has others; refused) and (ρ − μζ)² <= (1 − μ²)(1 − ζ²) (the Gram
     matrix of (u, v, u*) positive semidefinite; refused otherwise, naming ``rho``). Together these are exactly
-    the overlaps some unit u, v and orthonormal u*, v* have (η = uᵀv* free). Tensors broadcast; each entry is
+    the overlaps some unit u, v and orthonormal u*, v* have (η = uᵀv* free); each of these three bounds, and
+    [-1, 1], takes a value past it by up to 1e-9 (a computed overlap's rounding) as given and refuses one
+    further. Tensors broadcast; each entry is
     checked; the risk has the tensors' dtype: all-float32 tensors give a float32 risk (whatever the problem),
     tensors of several dtypes are promoted by torch's rules (a float32 ``mu`` with a float64 ``nu`` gives a
     float64 risk), and floats count as float64.
@@ -310,7 +314,8 @@ MAX_NODES = 360
 def top_score_probability(problem: SingleLocationProblem, mu: float = 1.0, *, nodes: int = 160) -> float:
     """P(the secret token has the largest key score) for a key u with overlap ``mu``: exact.
 
-    ``problem`` is a :class:`SingleLocationProblem`; ``mu`` an overlap in [-1, 1]; ``nodes`` an int in
+    ``problem`` is a :class:`SingleLocationProblem`; ``mu`` an overlap in [-1, 1] (up to 1e-9 outside,
+    rounding, taken as given); ``nodes`` an int in
     [2, MAX_NODES = 360], checked and kept for compatibility (it was the Gauss-Hermite node count; the answer
     no longer depends on it).
 

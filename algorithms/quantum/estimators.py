@@ -97,7 +97,8 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
 
     The inversion is an unbiased estimate, so from a finite sample it may fall outside the physical range
     [1/d, 1] (it is not clipped: clipping would bias it); ``mean_statistic`` itself must lie in
-    [0, (m − 1)/m], the range of one statistic. ``copies_per_basis`` (m) is an int in [2, 2**63 − 1] and
+    [0, (m − 1)/m], the range of one statistic (up to 1e-12 relative above (m − 1)/m, a mean's rounding, is
+    taken as given; beyond, refused). ``copies_per_basis`` (m) is an int in [2, 2**63 − 1] and
     ``dim`` (d) an int in [2, 2**63 − 1].
 
     >>> purity_from_collisions(0.25, copies_per_basis=2, dim=2)  # 0.25 · 2 · 3 / 1 − 1: maximally mixed

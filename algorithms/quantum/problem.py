@@ -87,7 +87,8 @@ def _sorted_gaps(purities: Any) -> tuple[np.ndarray, np.ndarray]:
 def hardness_h1(purities: Any) -> float:
     """H₁ = min_{2<=i<=K} Δ₍ᵢ₎/i of the sorted purity gaps (0 when the purest state is not unique).
 
-    ``purities`` is a real 1-D array of K >= 2 purities in (0, 1].
+    ``purities`` is a real 1-D array of K >= 2 purities in (0, 1] (an entry up to 1 + 1e-9, a computed
+    purity's rounding, is taken as given; one above is refused).
 
     >>> hardness_h1([1.0, 0.5, 0.5, 0.5])  # min(0.5/2, 0.5/3, 0.5/4)
     0.125
@@ -99,7 +100,8 @@ def hardness_h1(purities: Any) -> float:
 def hardness_h2(purities: Any) -> float:
     """H₂ = min_{2<=i<=K} Δ₍ᵢ₎²/i of the sorted purity gaps.
 
-    ``purities`` is a real 1-D array of K >= 2 purities in (0, 1].
+    ``purities`` is a real 1-D array of K >= 2 purities in (0, 1] (an entry up to 1 + 1e-9, a computed
+    purity's rounding, is taken as given; one above is refused).
 
     >>> hardness_h2([1.0, 0.5, 0.5, 0.5])  # min(0.25/2, 0.25/3, 0.25/4)
     0.0625

@@ -116,3 +116,14 @@ def test_thermodynamics_decides_the_phase_exactly_at_beta_crit(alpha, beta):
     frozen = Fraction(beta) ** 2 >= 2 * Fraction(alpha)
     assert out["frozen"] is frozen
     assert out["r"] == (out["beta_crit"] if frozen else beta) and out["r"] <= beta
+
+
+@pytest.mark.parametrize("function", ["locate_probability", "top_score_probability"])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_overlap_within_the_stated_rounding_slack_is_taken_and_one_past_it_refused(function, sign):
+    import algorithms.attention as attention
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.5)
+    call = getattr(attention, function)
+    assert 0.0 <= call(problem, sign * (1 + 1e-10)) <= 1.0
+    with pytest.raises(ValueError, match="mu"):
+        call(problem, sign * (1 + 1e-8))
