@@ -237,7 +237,7 @@ class ForestPartition:
     ``node_to_leaf[b]`` maps tree b's node ids to global leaf ids (−1 for internal nodes). ``forest``
     is the fitted scikit-learn forest (kept as a private copy: refitting the caller's forest later changes
     nothing here; refitting ``part.forest`` itself is refused by name at the next use) and ``n_features`` its
-    input width. Build it with
+    input width (an int >= 1, the forest's ``n_features_in_``; another is refused by name). Build it with
     :meth:`from_forest`. The arrays are stored as read-only copies (writing into them raises numpy's
     "assignment destination is read-only").
 
@@ -409,7 +409,7 @@ def cooccurrence_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matr
 def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarray,
                     rng: np.random.Generator) -> np.ndarray:
     """One uniform draw from each box ``lower < x <= upper`` (finite bounds; rows are boxes; any real
-    dtypes, read as float64: the draw is float64).
+    dtypes, read as float64: the draw is float64). A flat box (lower = upper, empty) gives its bound.
 
     ``categorical`` holds one bool flag per column; ``rng`` is a ``numpy.random.Generator``.
 
@@ -433,6 +433,10 @@ def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarra
         raise ValueError("lower and upper must be finite (clip the boxes to the data range first)")
     categorical = bool_flags("categorical", categorical, lower.shape[1])
     draw = lower + rng.random(lower.shape) * (upper - lower)
+    # half-open (lower, upper]: a draw rounding to lower (a box a few ulps wide, or a uniform 0) lies outside
+    # its box (half the draws of a one-ulp box did): moved to the box's least float above lower
+    on_lower = (draw <= lower) & (upper > lower)
+    draw[on_lower] = np.minimum(np.nextafter(lower[on_lower], np.inf), upper[on_lower])
     if categorical.any():
         first = np.floor(lower[:, categorical]) + 1.0  # smallest integer > lower
         last = np.floor(upper[:, categorical])  # largest integer <= upper

@@ -212,3 +212,14 @@ def test_autoencoding_problem_reads_a_bool_table_as_rfautoencoder_does(as_input)
     problem = AutoencodingProblem(as_input(X), X_test=as_input(X[:3]))
     assert problem.X.dtype == problem.X_test.dtype == np.float64
     assert np.array_equal(problem.X, X.astype(np.float64))
+
+
+@pytest.mark.parametrize("low", [1e-30, 1.0, -3.4e38, 0.0, -1e-300, 2.0**64])
+def test_sample_in_boxes_keeps_its_half_open_promise_in_a_box_one_ulp_wide(low):
+    # lower + u·(upper − lower) rounded to lower for about half the draws of a one-ulp box: outside the
+    # documented (lower, upper]
+    from algorithms.forests import sample_in_boxes
+    lower = np.full((500, 2), low)
+    upper = np.nextafter(lower, np.inf)
+    x = sample_in_boxes(lower, upper, np.array([False, False]), np.random.default_rng(0))
+    assert np.all(x > lower) and np.all(x <= upper)
