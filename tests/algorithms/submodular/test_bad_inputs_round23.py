@@ -215,3 +215,18 @@ def test_matchoid_docstring_states_which_matroids_bound_the_default_rank():
     m = Matchoid([PartitionMatroid({e: e[0] for e in edges}, 1),
                   PartitionMatroid({e: e[1] for e in edges}, 1)])
     assert m.rank == 6 and "whose ``ground`` is None" in Matchoid.__doc__
+
+
+@pytest.mark.parametrize("scale, exact", [
+    # log det(I + s·[[2, 1], [1, 2]]) = log(1 + 4s + 3s²) (exact to rounding)
+    (1e-30, 4e-30),  # Cholesky of I + K rounded 1 + 2e-30 to 1: 0.0
+    (1e-10, 3.9999999995e-10),  # 8e-8 relative error
+    (1.0, 2.0794415416798357),
+])
+def test_log_det_of_a_small_kernel_correct_to_rounding(scale, exact):
+    import numpy as np
+
+    from algorithms.submodular import LogDet
+
+    value = LogDet(np.array([[2.0, 1.0], [1.0, 2.0]]) * scale)(frozenset({0, 1}))
+    assert abs(value - exact) <= 1e-14 * exact
