@@ -137,6 +137,8 @@ def test_lcd3_stepsize_G_below_float64_refused_naming_G(G):
     (0.1, 1.0, [3.1622776601683795], [0.0], -1.7617618460913476e-16),
     (1e-10, 1e-30, [1e-10], [1e5], 1.4999800002474013e-35),
     (float("inf"), 0.5, [1.0], [1.0 + 2**-52], 1.1102230246251563e-16),  # Newton limit Δ − ĝ²/(2D)
+    # red23b: at lcd2_multiplier's own root (λ = 0.9245228152938272) the sign was wrong (−1.1e-16)
+    (0.9245228152938272, 0.7, [1.0, -0.5], [0.3, 2.0], 2.3645664119952007e-17),
 ])
 def test_lcd2_gap_correct_to_rounding_where_the_sum_cancels_delta(lam, delta, ghat, D, exact):
     from algorithms.curvature import lcd2_gap
