@@ -1047,6 +1047,10 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
     f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
     (float64's normal range): else the start is refused naming x0.
 
+    Precision: the oracles (f, ∇f, C) evaluate the residual Ax − b in floating point (x's dtype), so where
+    it cancels they are correct to the terms' rounding (an absolute error of about eps·Σⱼ|aᵢⱼxⱼ| in the
+    residual), not to full relative precision.
+
     >>> import numpy as np
     >>> prob = sum_of_squared_abs_linear(np.eye(2), np.array([1.0, 2.0]))
     >>> prob.L_C, prob.f_star, prob.x_star.tolist()
@@ -1083,6 +1087,10 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
 
     f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
     (float64's normal range): else the start is refused naming x0.
+
+    Precision: the oracles (f, ∇f, C) evaluate the residual Ax − b in floating point (x's dtype), so where
+    it cancels they are correct to the terms' rounding (an absolute error of about eps·Σⱼ|aᵢⱼxⱼ| in the
+    residual), not to full relative precision.
 
     >>> import numpy as np
     >>> prob = squared_norm_residual(np.eye(2), np.array([3.0, 4.0]))
@@ -1219,6 +1227,10 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
 
     f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
     (float64's normal range): else the start is refused naming x0.
+
+    Precision: the oracles (f, ∇f, C) evaluate the residual Ax − b in floating point (x's dtype), so where
+    it cancels they are correct to the terms' rounding (an absolute error of about eps·Σⱼ|aᵢⱼxⱼ| in the
+    residual), not to full relative precision.
 
     >>> import numpy as np
     >>> prob = squared_huber(np.eye(1), np.array([0.0]), delta=1.0, x0=np.array([0.5]))
@@ -1462,6 +1474,10 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     f(x0) must be at most 3.4e38 (the working range) and, at a start away from x*, at least 2.2e-308
     (float64's normal range): else the start is refused naming x0.
 
+    Precision: the oracles (f, ∇f, C) evaluate the residual Ax − b in floating point (x's dtype), so where
+    it cancels they are correct to the terms' rounding (an absolute error of about eps·Σⱼ|aᵢⱼxⱼ| in the
+    residual), not to full relative precision.
+
     >>> import numpy as np
     >>> prob = lp_regression(np.eye(2), np.array([1.0, 1.0]), p=3)
     >>> prob.L_C, prob.f_star
@@ -1517,6 +1533,10 @@ def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -
     caller's. With C ≡ 0 no curvature certifies x's rounding level, so without ``f_star`` a solve whose
     ``tol`` asks for a gradient below the rounding of ∇f at the minimizer (a float32 x0 with the default
     tol = 1e-10) ends ``Stalled`` (or ``MaxIters``) at the minimizer, not ``Success``.
+
+    Precision: the oracles (f, ∇f, C) evaluate the margins 1 − bᵢaᵢᵀx in floating point (x's dtype), so where
+    it cancels they are correct to the terms' rounding (an absolute error of about eps·(1 + Σⱼ|aᵢⱼxⱼ|) in a
+    margin), not to full relative precision.
 
     >>> import numpy as np
     >>> prob = squared_hinge(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]), f_star=0.0)
