@@ -86,8 +86,11 @@ class _Stop(Exception):
 
 def _range01(name: str, value, lo: float, hi: float) -> float:
     # numpy scalars too (np.float32(0.7) was refused as "not a number"); never a bool
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
-            or not lo <= value <= hi:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        # the type named (ValueError as before): a 0-d array 0.5 was told it lay outside [lo, hi] (red23a)
+        raise ValueError(f"{name} must be a real number (not {type(value).__name__}) in [{lo}, {hi}], got "
+                         f"{value!r}")
+    if not lo <= value <= hi:
         raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
     return float(value)
 
@@ -124,6 +127,10 @@ class ScipyDE(Algorithm):
         # the argument, rather than deep inside the solve; a list pair is stored as a (hashable) tuple
         pair = isinstance(self.mutation, tuple | list)
         entries = tuple(self.mutation) if pair else (self.mutation,)
+        odd = [v for v in entries if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real)]
+        if odd and not (pair and len(entries) != 2):   # a 0-d array was told it lay outside [0, 2) (red23a)
+            raise ValueError(f"mutation must be a real number in [0, 2) or a pair of them (not "
+                             f"{type(odd[0]).__name__}), got {self.mutation!r}")
         if ((pair and len(entries) != 2)
                 or any(isinstance(v, bool | np.bool_)
                        or not isinstance(v, numbers.Real) for v in entries)

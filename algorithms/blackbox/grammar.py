@@ -136,8 +136,12 @@ CONFIG_SPACE["ga.polynomial"] = (("eta", 5.0, 100.0, 20.0, "lin"),)
 CONFIG_SPACE["pso.inertia"] = (("w", 0.2, 1.0, 0.7, "lin"), ("c1", 0.0, 2.5, 1.5, "lin"),
                                ("c2", 0.0, 2.5, 1.5, "lin"))
 CONFIG_SPACE["es.sep_cmaes"] = (("mu_ratio", 0.1, 0.5, 0.5, "lin"),)
-#: read-only once built (an edit widened every later run's ranges in silence)
+#: read-only once built (an edit widened every later run's ranges in silence); so are the module types, the
+#: rules and the selection table (an edit of MODULE_TYPE refused valid workflows process-wide; red23a)
 CONFIG_SPACE = types.MappingProxyType(CONFIG_SPACE)
+MODULE_TYPE = types.MappingProxyType(MODULE_TYPE)
+RULES = types.MappingProxyType(RULES)
+_SELECTION_OF = types.MappingProxyType(_SELECTION_OF)
 
 
 class InvalidWorkflowError(ValueError):

@@ -215,9 +215,11 @@ def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any, name: str =
             _, lo, hi, _, _ = space[key]
             pad = slack * (hi - lo)
             # numpy numbers too (not complex ones: np.number let np.complex128 through, cut to its real part)
-            if (isinstance(value, bool | np.bool_)
-                    or not isinstance(value, numbers.Real)
-                    or not lo - pad <= value <= hi + pad):
+            if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+                # a 0-d array or a tensor of 0.5 was told it lay outside [lo, hi] (red23a)
+                raise ValueError(f"{name}[{module!r}][{key!r}] must be a real number (not "
+                                 f"{type(value).__name__}) in [{lo}, {hi}], got {value!r}")
+            if not lo - pad <= value <= hi + pad:
                 raise ValueError(f"{name}[{module!r}][{key!r}] must be a number in [{lo}, {hi}], "
                                  f"got {value!r}")
             out.setdefault(module, {})[key] = min(max(float(value), lo), hi)

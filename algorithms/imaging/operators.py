@@ -691,7 +691,8 @@ class Radon(LinearOperator):
     so the adjoint (back-projection) is its exact transpose. Pixels outside the
     inscribed circle are not seen (as in ``skimage.transform.radon(circle=True)``).
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``angles`` is a non-empty 1-D
-    sequence of finite angles in degrees (a repeated angle is a repeated measurement, valid: H then has
+    sequence of finite angles in degrees, each of magnitude <= 3.4e38 (the working range), taken modulo 360°
+    exactly (1e20° is the angle 280°; a repeated angle is a repeated measurement, valid: H then has
     equal rows, which the null-space tools handle as rank deficiency).
 
     >>> op = Radon((16, 16), angles=[0.0, 90.0])
@@ -747,7 +748,9 @@ class Radon(LinearOperator):
         offsets = np.arange(size) - centre  # detector positions and sample positions along a ray
         rows, cols, vals = [], [], []
         t, s = np.meshgrid(offsets, offsets, indexing="ij")  # (detector, sample)
-        for a, theta in enumerate(np.deg2rad(angles)):
+        # reduced modulo 360° before the conversion (np.fmod is exact for every float): 1e20·π/180 kept no
+        # digits below 2π, the geometry of another angle (1e20° is 280° exactly; red23a)
+        for a, theta in enumerate(np.deg2rad(np.fmod(angles, 360.0))):
             # image coordinates (row, col) of sample s on ray t
             col = centre + t * np.cos(theta) - s * np.sin(theta)
             row = centre - t * np.sin(theta) - s * np.cos(theta)

@@ -30,7 +30,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from algorithms._validation import check_nonnegative, check_seed
+from algorithms._validation import (
+    check_finite_real,
+    check_nonnegative,
+    check_seed,
+    check_working_range,
+    remember_validated,
+    revalidate_if_reassigned,
+)
 from algorithms.imaging.data import training_patches
 from algorithms.imaging.networks import NullSpaceNet, ResidualDenoiser
 from algorithms.imaging.nullspace import complement_angles, complement_frequencies, highpass, pca_null_rows
@@ -57,11 +64,34 @@ CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
 @dataclass(frozen=True)
 class Setup:
+    """A set-up: the measurement ``operator`` H and the ``projection`` S (both :class:`LinearOperator`
+    instances on one image shape), the measurement SNR ``snr_db`` (a finite real number in dB, of magnitude
+    <= 3.4e38, the working range) and the accepted null-space leakage ``max_leakage`` of S (a float in
+    [0, 3.4e38], >= 0 as :class:`NPN`'s). ``name`` is a str (a label: any str, :data:`SETUPS` for the shipped
+    ones). Every field is checked at construction, by name (red23a: a NaN SNR was stored and
+    :func:`measure` answered NaN measurements in silence).
+    """
+
     name: str
     operator: LinearOperator
     projection: LinearOperator
     snr_db: float
     max_leakage: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str (the set-up's label), got {type(self.name).__name__}")
+        for field in ("operator", "projection"):
+            if not isinstance(getattr(self, field), LinearOperator):
+                kind = type(getattr(self, field)).__name__
+                raise TypeError(f"{field} must be a LinearOperator, got {kind}")
+        if tuple(self.projection.image_shape) != tuple(self.operator.image_shape):
+            raise ValueError(f"projection must act on operator's image shape {self.operator.image_shape}, "
+                             f"got {self.projection.image_shape}")
+        snr = check_finite_real("snr_db", self.snr_db)
+        object.__setattr__(self, "snr_db", check_working_range("snr_db", snr, scale=False))
+        object.__setattr__(self, "max_leakage", check_nonnegative("max_leakage", self.max_leakage))
+        remember_validated(self)
 
 
 def _check_name(name: object) -> str:
@@ -70,10 +100,15 @@ def _check_name(name: object) -> str:
     return str(name)
 
 
-@cache
 def make_setup(name: str) -> Setup:
-    """The operator, projection, SNR (30 dB) and accepted leakage of set-up ``name``."""
-    name = _check_name(name)
+    """The operator, projection, SNR (30 dB) and accepted leakage of set-up ``name`` (one of
+    :data:`SETUPS`): a fresh copy per call (the cached set-up was handed out shared, so one caller's edit of
+    its operator in place poisoned every later call; red23a)."""
+    return copy.deepcopy(_make_setup(_check_name(name)))
+
+
+@cache
+def _make_setup(name: str) -> Setup:
     shape = (SIZE, SIZE)
     if name.startswith("cs"):
         H = gaussian_cs(shape, int(name[2:]) / 100, seed=0)
@@ -100,6 +135,7 @@ def measure(setup: Setup, x: torch.Tensor, seed: int) -> tuple[torch.Tensor, tor
     """
     if not isinstance(setup, Setup):
         raise TypeError(f"setup must be a Setup (from make_setup), got {type(setup).__name__}")
+    revalidate_if_reassigned(setup)   # a field replaced past the frozen dataclass
     seed = check_seed(seed)
     clean = setup.operator.forward(x)
     flat = clean.reshape(*clean.shape[:-len(setup.operator.measurement_shape)], -1)
@@ -136,7 +172,7 @@ def load_network(name: str) -> NullSpaceNet:
 
 @cache
 def _load_network(name: str) -> NullSpaceNet:
-    setup = make_setup(_check_name(name))
+    setup = _make_setup(_check_name(name))
     network = NullSpaceNet(setup.operator, setup.projection, channels=CHANNELS, depth=DEPTH, seed=0)
     network.load_state_dict(_load_state(name, checkpoint_path(name))["model"])
     return network.eval()

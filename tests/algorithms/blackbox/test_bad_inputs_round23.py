@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from algorithms import solve
-from algorithms.blackbox import BlackBoxProblem, Evaluator, RandomSearch
+from algorithms.blackbox import PSO, BlackBoxProblem, Evaluator, ModularOptimizer, RandomSearch, ScipyDE
 
 
 def _problem(budget: int = 1000) -> BlackBoxProblem:
@@ -51,3 +51,37 @@ def test_controller_returning_none_is_refused():
         run_workflow(plan, ev, np.random.default_rng(0), {}, controller=lambda obs: None)
     ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), budget=200))
     assert run_workflow(plan, ev, np.random.default_rng(0), {}, controller=lambda obs: {}).stop == "budget"
+
+
+@pytest.mark.parametrize("registry, key, value", [
+    ("MODULE_TYPE", "de.rand1", "SELECTION"), ("RULES", "R1", "edited"),
+    ("MODULE_TYPE", "new.module", "SELECTION"), ("_SELECTION_OF", "de", ())])
+def test_grammar_registries_are_read_only(registry, key, value):
+    # red23a: an edit of MODULE_TYPE refused a valid workflow process-wide (CONFIG_SPACE was read-only)
+    from algorithms.blackbox import grammar, validate
+
+    with pytest.raises(TypeError):
+        getattr(grammar, registry)[key] = value
+    validate(("init.lhs", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy"))
+
+
+WRAPPED_HALF = {"0-d array": np.array(0.5), "float64 tensor": "tensor"}
+WORKFLOW = ("init.lhs", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy")
+WRAPPED_MAKERS = {
+    "PSO w": (lambda v: PSO(w=v), "w"),
+    "ScipyDE recombination": (lambda v: ScipyDE(recombination=v), "recombination"),
+    "ScipyDE mutation": (lambda v: ScipyDE(mutation=v), "mutation"),
+    "ModularOptimizer F1": (lambda v: ModularOptimizer(WORKFLOW, hyperparameters={"de.rand1": {"F1": v}}),
+                            "F1"),
+}
+
+
+@pytest.mark.parametrize("value", WRAPPED_HALF.values(), ids=list(WRAPPED_HALF))
+@pytest.mark.parametrize("make, word", WRAPPED_MAKERS.values(), ids=list(WRAPPED_MAKERS))
+def test_wrapped_in_range_number_is_named_by_type_not_range(value, make, word):
+    # red23a: 0.5 in a 0-d array or a tensor was told it lay outside [0.2, 1] / [0, 1] / [0, 2)
+    import torch
+
+    value = torch.tensor(0.5, dtype=torch.float64) if isinstance(value, str) else value
+    with pytest.raises(ValueError, match=rf"{word}.*\(not (ndarray|Tensor)\)"):
+        make(value)

@@ -131,3 +131,52 @@ def test_operator_written_in_place_is_refused_by_its_users(value, which):
     for call in calls:
         with pytest.raises(ValueError, match="weight"):
             call()
+
+
+@pytest.mark.parametrize("big", [10**20, 2**64, 1e30, 3.4e38, 1e10 + 0.5, -1e20])
+def test_radon_takes_a_large_angle_modulo_360_exactly(big):
+    # red23a: the conversion to radians before the reduction built another angle's geometry (0.97 off)
+    from fractions import Fraction
+
+    from algorithms.imaging import Radon
+
+    reduced = float(Fraction(big) % 360)
+    difference = (Radon((8, 8), [float(big)]).matrix() - Radon((8, 8), [reduced]).matrix()).abs().max()
+    assert float(difference) < 1e-12
+
+
+SETUP_FIELDS = {
+    "snr_db nan": ({"snr_db": float("nan")}, ValueError, "snr_db"),
+    "snr_db -1e39": ({"snr_db": -1e39}, ValueError, "snr_db"),
+    "snr_db str": ({"snr_db": "x"}, TypeError, "snr_db"),
+    "max_leakage nan": ({"max_leakage": float("nan")}, ValueError, "max_leakage"),
+    "max_leakage negative": ({"max_leakage": -1.0}, ValueError, "max_leakage"),
+    "operator str": ({"operator": "op"}, TypeError, "operator"),
+    "projection None": ({"projection": None}, TypeError, "projection"),
+    "projection of another shape": ({"projection": Blur((4, 4), 1.0)}, ValueError, "projection"),
+    "name int": ({"name": 5}, TypeError, "name"),
+}
+
+
+@pytest.mark.parametrize("change, error, word", SETUP_FIELDS.values(), ids=list(SETUP_FIELDS))
+def test_setup_checks_its_fields(change, error, word):
+    # red23a: a Setup stored anything; measure then answered NaN measurements in silence
+    from algorithms.imaging import HighPass
+    from algorithms.imaging.setups import Setup
+
+    fields = {"name": "b", "operator": Blur((8, 8), 1.0), "projection": HighPass((8, 8), 1.0), "snr_db": 30.0,
+              "max_leakage": 0.1} | change
+    with pytest.raises(error, match=word):
+        Setup(**fields)
+
+
+def test_make_setup_hands_out_a_fresh_copy():
+    # red23a: one caller's in-place edit of the cached set-up's operator poisoned every later make_setup
+    from algorithms.imaging.setups import make_setup
+
+    first = make_setup("deblur")
+    with torch.no_grad():
+        first.operator.spectrum.view(-1)[0] += 0.5
+    second = make_setup("deblur")
+    assert second is not first and second.operator is not first.operator
+    assert second.operator(torch.rand(32, 32, dtype=torch.float64)).shape == (32, 32)
