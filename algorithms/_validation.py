@@ -1323,6 +1323,17 @@ def _crc(array: np.ndarray) -> int:
     return zlib.crc32(data, zlib.crc32(repr((array.shape, array.dtype.str)).encode()))
 
 
+def refuse_overrides(obj: Any, base: type, methods: tuple[str, ...]) -> None:
+    """A TypeError naming the first of ``methods`` that ``type(obj)`` (a user's subclass of ``base``)
+    overrides: the package evaluates ``base``'s own formula there, so an override was used unchecked (a
+    non-PSD kernel) or ignored in silence (a prior's prox: the solvers call the private one; red23a)."""
+    for method in methods:
+        if getattr(type(obj), method) is not getattr(base, method):
+            raise TypeError(f"{type(obj).__name__} overrides {base.__name__}.{method}, which the package "
+                            f"evaluates itself (a subclass may add methods and attributes, not change "
+                            f"{method}): use {base.__name__} or a user callable where one is taken")
+
+
 def remember_validated(obj: Any) -> None:
     """Called last in a frozen dataclass's ``__post_init__``: records the object each field holds once
     validated (and a tensor's version, an array's CRC), for :func:`revalidate_if_reassigned`."""

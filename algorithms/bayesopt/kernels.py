@@ -31,6 +31,7 @@ from algorithms._validation import (
     as_real_array,
     check_positive,
     read_only,
+    refuse_overrides,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -76,6 +77,10 @@ class Kernel:
     1e-39 and 1e39 are refused by name. ``nu`` is used
     by the Matérn kernel only (SE accepts 0.5, 1.5, 2.5 or inf).
 
+
+    A subclass may add methods and attributes but not override __call__ / profile: the package evaluates this
+    class's own, so the constructor refuses such a subclass with a TypeError naming the method.
+
     >>> k = Kernel("matern", nu=2.5, lengthscale=0.2)
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0]])
     >>> np.round(k(X, X), 4)
@@ -89,6 +94,8 @@ class Kernel:
     outputscale: float = 1.0
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, Kernel, ("__call__", "profile", "_profile", "_scaled_distance"))
         if not isinstance(self.name, str) or self.name not in KERNEL_NAMES:
             raise ValueError(f"name must be one of {list(KERNEL_NAMES)}, got {self.name!r}")
         object.__setattr__(self, "name", str(self.name))   # np.str_("se") was kept (its repr showed np.str_)

@@ -24,6 +24,7 @@ from algorithms._validation import (
     check_str,
     check_takes,
     read_only,
+    refuse_overrides,
     remember_validated,
     reseal_state,
     returned_scalar,
@@ -67,6 +68,10 @@ class ConstrainedBOProblem(Problem):
     ``None``, it is read off one call of ``c`` at the centre of the box (pass it when c is expensive).
     ``name`` (a str) labels the problem in reports.
 
+
+    A subclass may add methods and attributes but not override evaluate: the package evaluates this
+    class's own, so the constructor refuses such a subclass with a TypeError naming the method.
+
     >>> prob = ConstrainedBOProblem(f=lambda x: float(x @ x), c=lambda x: 0.5 - x[0],
     ...                             bounds=[[0.0, 1.0], [0.0, 1.0]], initial=5, f_star=0.25)
     >>> prob.dim, prob.n_constraints, prob.bounds.dtype
@@ -88,6 +93,8 @@ class ConstrainedBOProblem(Problem):
         reseal_state(self, state)
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, ConstrainedBOProblem, ("evaluate",))
         check_str("name", self.name)
         check_takes("f", self.f, "f(x)", 1)   # "<lambda>() takes 0 positional arguments" named neither
         check_takes("c", self.c, "c(x)", 1)

@@ -56,6 +56,7 @@ from algorithms._validation import (
     check_seed,
     check_shape,
     check_torch_dtype,
+    refuse_overrides,
     refuse_sparse,
     remember_validated,
     revalidate_if_reassigned,
@@ -137,6 +138,11 @@ class VPSchedule:
     by its square root (naming t). A large beta_max is valid; the reverse sampler's steps then overflow and
     its run ends ``"diverged"``.
 
+
+    A subclass may add methods and attributes but not override beta / alpha_bar / noise_variance: the
+    package evaluates this class's own, so the constructor refuses such a subclass with a TypeError
+    naming the method.
+
     >>> round(float(VPSchedule().alpha_bar(1.0)), 6)  # the end of the forward process is ≈ N(0, I)
     4.3e-05
     """
@@ -146,6 +152,8 @@ class VPSchedule:
     t_min: float = 1e-3
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, VPSchedule, ("beta", "alpha_bar", "noise_variance", "_log_alpha_bar"))
         # stored as Python floats (np.float32(20.0) was kept as given)
         object.__setattr__(self, "beta_min", check_positive("beta_min", self.beta_min))
         object.__setattr__(self, "beta_max", check_positive("beta_max", self.beta_max))

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_working_range,
     precision_rank,
     read_only,
+    refuse_overrides,
     remember_validated,
     reseal_state,
     to_float,
@@ -148,6 +149,10 @@ class ChanceConstrainedProblem(Problem):
     ``known_optimum`` (None or a real of magnitude at most 3.4e38) is the value of the true-distribution
     problem when known in closed form (with ``linear``, it must be at least f's minimum over the box).
     Entries of ``h_samples``, ``lower`` and ``upper`` are reals of magnitude at most 3.4e38.
+
+    A subclass may add methods and attributes but not override objective / constraints: the package
+    evaluates this class's own, so the constructor refuses such a subclass with a TypeError naming
+    the method.
     """
 
     f: Callable[[torch.Tensor], torch.Tensor]
@@ -168,6 +173,8 @@ class ChanceConstrainedProblem(Problem):
         reseal_state(self, state)
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, ChanceConstrainedProblem, ("objective", "constraints"))
         check_takes("f", self.f, "f(x)", 1)   # a wrong arity failed at the probe with Python's message
         check_takes("g", self.g, "g(x, h)", 2)
         rho = check_rho(self.rho)

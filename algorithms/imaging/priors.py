@@ -32,6 +32,7 @@ from algorithms._validation import (
     check_entries_in_range,
     check_finite_data,
     check_nonnegative,
+    refuse_overrides,
     refuse_sparse,
     remember_validated,
     revalidate_if_reassigned,
@@ -154,12 +155,17 @@ class TVPrior:
 
     References: A. Chambolle, An algorithm for total variation minimization and
     applications, J. Math. Imaging Vision 20 (2004).
+
+    A subclass may add methods and attributes but not override prox / value: the package evaluates this
+    class's own, so the constructor refuses such a subclass with a TypeError naming the method.
     """
 
     weight: float
     inner: int = 20
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, TVPrior, ("prox", "_prox", "value", "_value"))
         object.__setattr__(self, "weight", check_nonnegative("weight", self.weight))
         object.__setattr__(self, "inner", check_count("inner", self.inner, 1))  # numpy ints too
         if self.inner > MAX_INNER:  # inner = 2**31 − 1 passed the count check and every prox ran for ever
@@ -227,11 +233,16 @@ class DenoiserPrior:
     exception the network raises is re-raised as a ``UserCallableError`` (a ``ValueError``) naming
     ``network``; NaN/inf output pixels are refused by :meth:`prox` naming ``network``, and in a solve
     (PnPPGD, PnPADMM) they end the run ``Diverged`` (a non-finite iterate).
+
+    A subclass may add methods and attributes but not override prox / value: the package evaluates this
+    class's own, so the constructor refuses such a subclass with a TypeError naming the method.
     """
 
     network: torch.nn.Module
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, DenoiserPrior, ("prox", "_prox", "value", "_value"))
         if not isinstance(self.network, torch.nn.Module):
             raise TypeError(f"network must be a torch.nn.Module, got {type(self.network).__name__}")
         _check_network_state("network", self.network)  # NaN or meta weights: NaN images in silence
@@ -304,12 +315,17 @@ class SubspacePrior:
     float32 or float64 tensor (n, k >= 1) of finite entries (NaN/inf refused naming basis) with orthonormal
     columns to its precision (1e-8 in float64, 1.2e-5 in float32; copied); ``image_shape`` (h, w), ints >= 1
     with h·w = n, must be given (the default (0, 0) fits no basis).
+
+    A subclass may add methods and attributes but not override prox / value: the package evaluates this
+    class's own, so the constructor refuses such a subclass with a TypeError naming the method.
     """
 
     basis: torch.Tensor
     image_shape: tuple[int, int] = field(default=(0, 0))
 
     def __post_init__(self) -> None:
+        # a subclass's override was ignored or used unchecked (red23a)
+        refuse_overrides(self, SubspacePrior, ("prox", "_prox", "value", "_value"))
         b = self.basis
         if not isinstance(b, torch.Tensor) or not b.is_floating_point() or b.ndim != 2:
             raise TypeError("basis must be a 2-D floating torch.Tensor (n, k) with orthonormal columns")

@@ -109,3 +109,27 @@ def test_kernel_scales_the_difference_not_the_points(name, nu, x, y, ell):
     assert got == pytest.approx(expected, rel=1e-13)
     ard = Kernel(name, nu=nu, lengthscale=[ell, 1.0])(np.array([[x, 0.0]]), np.array([[y, 0.0]]))[0, 0]
     assert ard == pytest.approx(expected, rel=1e-13)
+
+
+def _sub(base, **namespace):
+    return dataclasses.make_dataclass("Sub", [], bases=(base,), frozen=True, eq=False, namespace=namespace)
+
+
+def _two_disks_fields():
+    p = two_disks_problem(initial=4)
+    return {f.name: getattr(p, f.name) for f in dataclasses.fields(p) if f.init}
+
+
+@pytest.mark.parametrize("method, make", [
+    ("__call__", lambda K: _sub(K, __call__=lambda s, X, Y: -np.eye(len(X)))("se", lengthscale=0.3)),
+    ("profile", lambda K: _sub(K, profile=lambda s, r: r)("se", lengthscale=0.3)),
+    ("evaluate", lambda K: _sub(__import__("algorithms.bayesopt").bayesopt.ConstrainedBOProblem,
+                                evaluate=lambda s, x: None)(**_two_disks_fields())),
+])
+def test_subclass_overriding_an_evaluated_method_is_refused(method, make):
+    # red23a: a negative-definite kernel through a subclass was used by the GP and CEI in silence
+    from algorithms.bayesopt import Kernel
+
+    with pytest.raises(TypeError, match=rf"overrides \w+\.{method}"):
+        make(Kernel)
+    _sub(Kernel, extra=lambda s: 1)("se", lengthscale=0.3)   # a subclass adding a method stays valid

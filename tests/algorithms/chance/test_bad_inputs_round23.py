@@ -52,3 +52,37 @@ def test_violation_and_feasibility_take_the_shapes_their_docstrings_state(shape)
     batch = 1 if len(shape) == 1 else shape[0]
     assert empirical_violation(problem, np.zeros(shape)).shape == (batch,)
     assert out_of_sample_feasibility(problem, np.zeros(shape), seed=1).shape == (batch,)
+
+
+def _sub(base, **namespace):
+    import dataclasses
+
+    return dataclasses.make_dataclass("Sub", [], bases=(base,), frozen=True, eq=False, namespace=namespace)
+
+
+def _linear_fields():
+    import dataclasses
+
+    from algorithms.chance import linear_gaussian_problem
+
+    p = linear_gaussian_problem(n=2, n_samples=20)
+    return {f.name: getattr(p, f.name) for f in dataclasses.fields(p) if f.init}
+
+
+OVERRIDING = {
+    "VPSchedule alpha_bar 2": (lambda: _sub(VPSchedule, alpha_bar=lambda s, t: 2.0)(), "alpha_bar"),
+    "VPSchedule noise_variance -1": (lambda: _sub(VPSchedule, noise_variance=lambda s, t: -1.0)(),
+                                     "noise_variance"),
+    "VPSchedule beta": (lambda: _sub(VPSchedule, beta=lambda s, t: 0.0)(), "beta"),
+    "problem objective None": (lambda: _sub(__import__("algorithms.chance").chance.ChanceConstrainedProblem,
+                                            objective=lambda s, x: None)(**_linear_fields()), "objective"),
+}
+
+
+@pytest.mark.parametrize("make, method", OVERRIDING.values(), ids=list(OVERRIDING))
+def test_subclass_overriding_an_evaluated_method_is_refused(make, method):
+    # red23a: an alpha_bar of 2.0 was used by the score, Tweedie's mean and the sampler in silence; an
+    # objective override answering None met AttributeError at construction
+    with pytest.raises(TypeError, match=rf"overrides \w+\.{method}"):
+        make()
+    _sub(VPSchedule, extra=lambda s: 1)()   # a subclass adding a method stays valid

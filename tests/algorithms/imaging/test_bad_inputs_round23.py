@@ -4,7 +4,16 @@ import pytest
 import torch
 
 from algorithms._validation import UnknownAttributeError
-from algorithms.imaging import Blur, InverseProblem, LinearOperator, MatrixOperator, gaussian_cs
+from algorithms.imaging import (
+    Blur,
+    DenoiserPrior,
+    InverseProblem,
+    LinearOperator,
+    MatrixOperator,
+    SubspacePrior,
+    TVPrior,
+    gaussian_cs,
+)
 
 
 class _NoInit(LinearOperator):
@@ -180,3 +189,27 @@ def test_make_setup_hands_out_a_fresh_copy():
     second = make_setup("deblur")
     assert second is not first and second.operator is not first.operator
     assert second.operator(torch.rand(32, 32, dtype=torch.float64)).shape == (32, 32)
+
+
+def _sub(base, **namespace):
+    import dataclasses
+
+    return dataclasses.make_dataclass("Sub", [], bases=(base,), frozen=True, eq=False, namespace=namespace)
+
+
+OVERRIDING_PRIORS = {
+    "TVPrior prox": (lambda: _sub(TVPrior, prox=lambda s, x, lr: x)(weight=0.1), "prox"),
+    "TVPrior value": (lambda: _sub(TVPrior, value=lambda s, x: x)(weight=0.1), "value"),
+    "DenoiserPrior prox": (lambda: _sub(DenoiserPrior, prox=lambda s, x, lr: x)(network=torch.nn.Identity()),
+                           "prox"),
+    "SubspacePrior prox": (lambda: _sub(SubspacePrior, prox=lambda s, x, lr: x)(
+        basis=torch.eye(4, dtype=torch.float64)[:, :2], image_shape=(2, 2)), "prox"),
+}
+
+
+@pytest.mark.parametrize("make, method", OVERRIDING_PRIORS.values(), ids=list(OVERRIDING_PRIORS))
+def test_prior_subclass_overriding_prox_or_value_is_refused(make, method):
+    # red23a: the solvers call the private _prox/_value, so the override was ignored in silence
+    with pytest.raises(TypeError, match=rf"overrides \w+\.{method}"):
+        make()
+    _sub(TVPrior, extra=lambda s: 1)(weight=0.1)   # a subclass adding a method stays valid
