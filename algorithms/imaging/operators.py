@@ -335,7 +335,10 @@ class LinearOperator:
 
     def apply(self, x: torch.Tensor) -> torch.Tensor:
         """H x with the type, dtype and shape checks of :meth:`forward` but not its finiteness check: the
-        solvers' map, whose divergence tests must see a blown-up iterate's image, not an error."""
+        solvers' map, whose divergence tests must see a blown-up iterate's image, not an error. Nor does it
+        re-check the operator's own data (O(data) per call, the solvers' inner loop): an operator written in
+        place after construction is used here as it stands; :meth:`forward`, :meth:`adjoint`, :meth:`norm`
+        and every solve refuse it by name."""
         flat, batch = self._check("x", x, self.image_shape)
         if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
             return flat.new_zeros((*batch, *self.measurement_shape))
@@ -367,7 +370,7 @@ class LinearOperator:
         return out.reshape(*batch, *shape)
 
     def apply_adjoint(self, y: torch.Tensor) -> torch.Tensor:
-        """Hᵀ y as :meth:`apply` (no finiteness check)."""
+        """Hᵀ y as :meth:`apply` (no finiteness check of y, no re-check of the operator's own data)."""
         flat, batch = self._check("y", y, self.measurement_shape)
         if flat.shape[0] == 0:
             return flat.new_zeros((*batch, *self.image_shape))
