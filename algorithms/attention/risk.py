@@ -168,8 +168,12 @@ def _locate_gap(problem: SingleLocationProblem, psi: float, mu):
     sμ − ψ cancels where sμ ≈ ψ (the liquid/learnable boundary) and βd then magnifies the rounding of s and
     ψ: p at μ = ψ/s, β = 1e10 came out 0.5 against 0.4999993. So s and ψ are taken to twice float64's
     digits (s_hi + s_lo, ψ_hi + ψ_lo) and sμ formed exactly (Dekker's product), for floats and float64
-    tensors; other dtypes keep their own precision."""
+    tensors; a float32 or half tensor's logit is formed so in float64, then cast to its dtype."""
     if math.isfinite(psi):
+        if isinstance(mu, torch.Tensor) and mu.dtype.is_floating_point and mu.dtype != torch.float64:
+            # float32/half: the logit in float64, then the tensor's dtype (in float32 the rounding of sμ − ψ,
+            # ~1e-7, times βd = 4e10 turned p = 0.4999993 into 0 or 1)
+            return _locate_gap(problem, psi, mu.to(torch.float64)).to(mu.dtype)
         exact = isinstance(mu, float) or (isinstance(mu, torch.Tensor) and mu.dtype == torch.float64)
         if not exact:
             return (problem.signal_scale * mu - psi) * problem.beta * problem.d

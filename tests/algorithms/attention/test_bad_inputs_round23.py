@@ -127,3 +127,24 @@ def test_an_overlap_within_the_stated_rounding_slack_is_taken_and_one_past_it_re
     assert 0.0 <= call(problem, sign * (1 + 1e-10)) <= 1.0
     with pytest.raises(ValueError, match="mu"):
         call(problem, sign * (1 + 1e-8))
+
+
+@pytest.mark.parametrize("beta, step", [(1e3, 0), (1e3, 1), (1e3, -3), (1e5, 0), (30.0, 2)])
+def test_a_float32_overlap_tensor_gets_p_of_its_own_value_to_float32_precision(beta, step):
+    # the logit (sμ − ψ)βd was formed in float32: its rounding (~1e-7) times βd moved p by 1e-4 (β = 1e3) up
+    # to 0 vs 1 (β = 1e10) near sμ = ψ; now formed in float64, the result cast to float32
+    import math
+
+    import torch
+
+    from algorithms.attention import locate_probability
+    problem = SingleLocationProblem(d=4, L=3, gamma=0.6, beta=beta)
+    alpha = math.log(2) / 4
+    psi = alpha / beta + beta / 2 if beta < math.sqrt(2 * alpha) else math.sqrt(2 * alpha)
+    mu32 = np.float32(psi / problem.signal_scale)
+    for _ in range(abs(step)):
+        mu32 = np.nextafter(mu32, np.float32(np.sign(step)))
+    expected = _reference_p(problem, float(mu32))
+    got = locate_probability(problem, torch.tensor([mu32], dtype=torch.float32))
+    assert got.dtype == torch.float32
+    assert abs(float(got[0]) - expected) <= 1e-6 * expected
