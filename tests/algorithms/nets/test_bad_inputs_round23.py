@@ -192,3 +192,26 @@ def test_a_callable_writing_into_the_point_it_is_given_is_refused(call, name):
     with pytest.raises(TypeError, match=rf"^{name} must not modify its input in place: it wrote"):
         call()
     assert torch.equal(_TH, given[0]) and torch.equal(_V, given[1])
+
+
+def test_gdmap_with_seed_none_is_seed_zero():
+    # red23a: StrictSaddle's start drew fresh OS entropy for seed=None (two runs differed), undocumented
+    import numpy as np
+
+    from algorithms import solve
+    from algorithms.nets.gd_map import GDMap, StrictSaddle
+
+    problem = StrictSaddle(a=[1.0], b=[2.0])
+    runs = [solve(problem, GDMap(lr=0.1), seed=seed, maxiters=3).x for seed in (None, None, 0)]
+    assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[0], runs[2])
+
+
+@pytest.mark.parametrize(("x", "g", "lr"), [(1e-30, 1e-20, 1e-10), (1.0, 1.0, 1.0 - 2.0 ** -53),
+                                            (3e38, 1e38, 3.0)])
+def test_gd_map_is_the_formulas_value_where_theta_and_the_step_cancel(x, g, lr):
+    # heldout23's gd_step class: lr·∇fn rounded before the subtraction (1.75e-46 for 1.02e-46)
+    from fractions import Fraction
+
+    theta = torch.tensor([x, 0.5], dtype=torch.float64)
+    out = gd_map(lambda t: g * t[0] + 0.0 * t[1], theta, lr)
+    assert float(out[0]) == float(Fraction(x) - Fraction(lr) * Fraction(g)) and float(out[1]) == 0.5
