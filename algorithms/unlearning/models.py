@@ -115,10 +115,11 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Te
     if X.ndim != 2 or X.shape[1] != model.in_features:
         raise ValueError(f"X must have shape (n, {model.in_features}) for {type(model).__name__}, "
                          f"got {tuple(X.shape)}")
+    # .half() / .bfloat16() after construction (refused there) ran in half precision in silence; before X's
+    # dtype: a half state loaded with assign=True asked for a float16 X, then refused it (red23b)
+    check_model_dtype(model, name=type(model).__name__)
     if X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
-    # .half() / .bfloat16() after construction (refused there) ran in half precision in silence
-    check_model_dtype(model, name=type(model).__name__)
     reference = next(model.parameters(), None)
     if reference is not None:
         check_device("X", X, reference)

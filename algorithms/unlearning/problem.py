@@ -45,6 +45,7 @@ from torch.func import jacrev, vmap
 from algorithms._validation import (
     as_real_tensor,
     call_user,
+    check_entries_in_range,
     check_nonnegative,
     in_working_range,
     refuse_sparse,
@@ -436,12 +437,14 @@ class UnlearningProblem(Problem):
             raise NonFiniteTheta("theta must be finite, got NaN or inf entries")
 
     def predict(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
-        """f(θ, X), shape (n, out_features); ``theta`` finite (:class:`NonFiniteTheta`, a ValueError).
+        """f(θ, X), shape (n, out_features); ``theta`` finite (:class:`NonFiniteTheta`, a ValueError), its
+        entries at most 3.4e38 in magnitude (the working range; a ValueError naming theta).
 
         ``X`` is a finite (n, in_features) tensor of the problem's dtype; n = 0 rows gives an empty
         (0, out_features) result.
         """
         self._check_theta(theta)
+        check_entries_in_range("theta", theta)   # 1e39 was blamed on LinearModel.weight (red23b)
         self._check_model_fingerprint()
         return self._forward(theta, X)
 

@@ -119,3 +119,21 @@ def test_a_forward_writing_into_its_parameters_is_refused_and_theta_star_kept(st
     with pytest.raises(ValueError, match=r"model's _ClampsItsWeight.forward\(X\) writes into its parameters"):
         UnlearningProblem(_ClampsItsWeight(start), theta, (X[1:], y[1:]), (X[:1], y[:1]))
     assert torch.equal(theta, given)
+
+
+def test_predict_names_theta_past_the_working_range():
+    # red23b: the message named LinearModel.weight, which the caller never set
+    from algorithms.unlearning import linear_task
+
+    problem = linear_task(6, 10, 2, seed=1)
+    with pytest.raises(ValueError, match=r"^theta has an entry of magnitude 1e\+39"):
+        problem.predict(problem.params * 0 + 1e39, problem.retain[0])
+
+
+@pytest.mark.parametrize(("model", "dim"), [(LinearModel(3), 3), (DeepLinear(3, (2,)), 3),
+                                            (TwoLayerPerceptron(3, 4), 3)])
+def test_a_half_state_loaded_with_assign_names_the_parameters_dtype(model, dim):
+    # red23b: forward asked for a float16 X first, then refused that X for the parameters' dtype
+    model.load_state_dict({k: v.half() for k, v in model.state_dict().items()}, assign=True)
+    with pytest.raises(TypeError, match="must have float32 or float64 parameters"):
+        model(torch.zeros(1, dim, dtype=torch.float64))
