@@ -154,8 +154,10 @@ class Muon(MatrixOptimizer):
 
     ``state_dict()`` interchanges with ``torch.optim.Muon``'s both ways (same group keys, same
     ``momentum_buffer`` state): ``load_state_dict`` accepts one written by ``torch.optim.Muon``
-    (our own keywords keep their current values), and ``torch.optim.Muon.load_state_dict``
-    accepts ours. To continue a torch run step for step, build with ``head="muon"``. Our ``state_dict()``
+    (our own keywords keep their current values; the momentum torch saved for a parameter routed to AdamW
+    here, the head under ``head="adamw"``, is dropped with a UserWarning: it starts fresh AdamW moments),
+    and ``torch.optim.Muon.load_state_dict`` accepts ours. To continue a torch run step for step, build
+    with ``head="muon"``. Our ``state_dict()``
     records ``head``; ``load_state_dict`` refuses one written under the other ``head`` (naming head: the
     head's saved statistics belong to the other step).
 
@@ -279,10 +281,13 @@ class Muon(MatrixOptimizer):
             moved = [i for i in state_dict["state"] if i < len(params) and not self._uses_muon(
                 self._group_of(params[i]), params[i])]
             if moved:
+                # dropped, not kept: a momentum beside the AdamW moments the next step writes made this
+                # optimizer's own state_dict() one an identical Muon refused (red23a)
+                state_dict["state"] = {i: s for i, s in state_dict["state"].items() if i not in moved}
                 warnings.warn(f"Muon.load_state_dict: torch.optim.Muon's momentum of parameter(s) {moved} "
-                              "is not used: here they take the AdamW step (head='adamw' or use_muon=False); "
-                              "build with head='muon' to continue torch's run step for step", UserWarning,
-                              stacklevel=2)
+                              "is dropped: here they take the AdamW step, from fresh moments (head='adamw' "
+                              "or use_muon=False); build with head='muon' to continue torch's run step for "
+                              "step", UserWarning, stacklevel=2)
         if isinstance(state_dict, dict) and "head" in state_dict:
             saved = state_dict["head"]
             if saved != self.head:     # the head's momentum (or AdamW moments) sat unused, in silence

@@ -194,3 +194,25 @@ def test_a_dropout_model_finetunes_from_solves_seed_alone(name):
     state = torch.random.get_rng_state()
     solve(problem, algorithm, seed=0, maxiters=5)
     assert torch.equal(state, torch.random.get_rng_state()) and problem.model.training
+
+
+def test_a_torch_muon_state_in_a_default_muon_keeps_its_own_round_trip():
+    # red23a: torch's head momentum was kept beside the AdamW moments the next step wrote, and this
+    # optimizer's own state_dict() was then refused by an identical Muon
+    from algorithms.optimizers import Muon
+
+    gen = torch.Generator().manual_seed(0)
+    ps = [torch.nn.Parameter(torch.randn(shape, generator=gen)) for shape in ((4, 3), (5, 4))]   # ps[1]: head
+    reference = torch.optim.Muon(ps, lr=0.02)
+    for _ in range(2):
+        for p in ps:
+            p.grad = torch.randn(p.shape, generator=gen)
+        reference.step()
+    ours = Muon(ps, lr=0.02)
+    with pytest.warns(UserWarning, match=r"momentum of parameter\(s\) \[1\] is dropped"):
+        ours.load_state_dict(copy.deepcopy(reference.state_dict()))
+    for p in ps:
+        p.grad = torch.randn(p.shape, generator=gen)
+    ours.step()
+    assert "momentum_buffer" not in ours.state[ps[1]]
+    Muon(ps, lr=0.02).load_state_dict(copy.deepcopy(ours.state_dict()))
