@@ -736,7 +736,7 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     ``matvec(V)`` maps a block V of shape (dim, m) to A V; A must be symmetric: it is checked once (dim > 1)
     on the probes and on a (dim, 2) block of seeded Gaussian vectors, and a non-symmetric A raises
     ValueError naming matvec (one probe, or probes equal up to sign, checked nothing). For each Rademacher
-    probe z (seeded by ``seed``), ``lanczos_steps`` steps of Lanczos with full
+    probe z (seeded by ``seed``, an int in [0, 2**64)), ``lanczos_steps`` steps of Lanczos with full
     re-orthogonalization from z/‖z‖ give a tridiagonal T with eigenpairs (t_j, u_j);
     Gauss quadrature gives zᵀ log|A| z ≈ ‖z‖² Σ_j u_j[0]² log|t_j|, and the
     estimate is the mean over probes (Hutchinson). Lanczos stops early on a probe
@@ -834,6 +834,8 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
 
     ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
+    ``num_probes`` an int in [1, :data:`MAX_PROBES` = 100000], ``lanczos_steps`` an int >= 1 and ``seed`` an
+    int in [0, 2**64), as :func:`stochastic_logabsdet`'s.
 
     >>> fn = lambda t: 0.5 * (t ** 2 * torch.arange(1.0, 6.0, dtype=torch.float64)).sum()
     >>> est = gd_logabsdet_slq(fn, torch.zeros(5, dtype=torch.float64), lr=0.1, num_probes=4)

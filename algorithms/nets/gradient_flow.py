@@ -267,7 +267,8 @@ class TwoLayerTraining(Problem):
         return W, b, V
 
     def net(self, seed: int = 0) -> TwoLayerReLU:
-        """The network as a module (float64) whose weights are the initialization drawn from ``seed``."""
+        """The network as a module (float64) whose weights are the initialization drawn from ``seed`` (an
+        int in [0, 2**64))."""
         net = TwoLayerReLU(in_features=self.X.shape[1], width=self.width, out_features=self.output_dim,
                            hidden_bias=self.hidden_bias, output_bias=False, seed=seed,
                            init_scale=self.init_scale)
@@ -278,7 +279,8 @@ class TwoLayerTraining(Problem):
         return net
 
     def initial_params(self, seed: int) -> dict[str, torch.Tensor]:
-        """The initialization drawn from ``seed`` (the parameters of ``self.net(seed)``), in float64."""
+        """The initialization drawn from ``seed`` (an int in [0, 2**64); the parameters of
+        ``self.net(seed)``), in float64."""
         params = module_params(self.net(seed))
         top = max(float(p.detach().abs().max()) if p.numel() else 0.0 for p in params.values())
         if top > WORKING_MAX:   # init_scale 3e38 drew 3.5e38: refused later naming params['W'], no argument

@@ -193,7 +193,7 @@ class MLP(_Network):
     registered in the order W0, b0, W1, b1, ...; each drawn from
     N(0, init_scale²/fan_in) (``init_scale`` in [1.18e-38, 3.4e38]; one whose
     drawn weights overflow ``dtype``, e.g. 3.4e38 in float32, is refused naming init_scale) with the
-    generator seeded by ``seed``.
+    generator seeded by ``seed`` (an int in [0, 2**64)).
     ``bias=False`` is the paper's convention (its networks have zero biases).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
@@ -262,7 +262,8 @@ class CNN(_Network):
     mapped linearly to ``out_features`` logits. Parameters: ``K`` (channels,
     in_channels, kernel_size), ``c`` (channels,), ``W`` (out_features, channels *
     out_length), ``b`` (out_features,),
-    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in [1.18e-38, 3.4e38]; one whose
+    drawn from ``seed`` (an int in [0, 2**64); N(0, init_scale²/fan_in), ``init_scale`` in
+    [1.18e-38, 3.4e38]; one whose
     drawn weights overflow ``dtype``, e.g. 3.4e38 in float32, is refused naming init_scale).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
@@ -321,7 +322,8 @@ class SoftmaxAttention(_Network):
 
     the softmax taken over the key index. Parameters: ``Wq``, ``Wk``, ``Wv``,
     ``Wo`` (out_features, dim), ``bo`` (out_features,),
-    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in [1.18e-38, 3.4e38]; one whose
+    drawn from ``seed`` (an int in [0, 2**64); N(0, init_scale²/fan_in), ``init_scale`` in
+    [1.18e-38, 3.4e38]; one whose
     drawn weights overflow ``dtype``, e.g. 3.4e38 in float32, is refused naming init_scale).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the

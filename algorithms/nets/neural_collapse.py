@@ -219,6 +219,8 @@ def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, 
                                 dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
     """Seeded orthogonally separable data ``(X, y)``, ``y`` in ``0..K-1`` (see the module docstring).
 
+    ``n_per_class`` (an int >= 1) points per class, ``n_classes`` an int >= 2, ``seed`` an int in
+    [0, 2**64), ``dtype`` X's float dtype. ``norm_range`` a pair (low, high) with 0 < low <= high <= 3.4e38.
     ``spread`` in [0, 1) is the largest noise-to-centre ratio; ``center_correlation``
     (``rho``, default ``-1/(2(K-1))``) must lie in ``[-1/(K-1), 0]``; every point is
     rescaled to a norm drawn uniformly from ``norm_range``. Needs
@@ -283,13 +285,16 @@ def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, n
     """Seeded data that are NOT orthogonally separable (for negative controls).
 
     The quarter plane spanned by the first two coordinates is cut into
-    ``n_classes + 1`` equal angular sectors whose classes cycle ``0, 1, .., K-1, 0``
+    ``n_classes + 1`` (``n_classes`` an int in [2, :data:`MAX_SECTOR_CLASSES` = 10**4]) equal angular
+    sectors whose classes cycle ``0, 1, .., K-1, 0``
     (class 0's points split between its two sectors, the first one taking the odd one);
     angles are uniform on the middle 80 % of each sector (away from its edges), the
     other coordinates get Gaussian ``noise`` (relative to the unit vector in the
     plane), and each point a norm drawn uniformly from ``norm_range``. All
     inner products are positive, so points of different classes are positively
-    correlated and class ``1`` lies inside the cone of class ``0``. At most
+    correlated and class ``1`` lies inside the cone of class ``0``. ``n_per_class`` an int >= 1, ``dim`` an
+    int >= 2, ``norm_range`` a pair (low, high) with 0 < low <= high <= 3.4e38, ``seed`` an int in
+    [0, 2**64), ``dtype`` X's float dtype. At most
     :data:`MAX_SECTOR_CLASSES` classes and ``noise`` >= 0, any value in [0, 3.4e38] (the working range;
     ``MAX_SECTOR_NOISE`` = 1e100 lies past it).
 

@@ -878,6 +878,10 @@ def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: 
                 dtype=np.float64) -> TwoLayerMSETask:
     """The paper's synthetic task: x uniform on {−1, 1}^in_features, y = x₀·x₁ (Wen et al. 2023).
 
+    ``n`` (an int >= 1) samples, ``in_features`` an int >= 2, ``seed`` an int in [0, 2**64) drawing X,
+    ``dtype`` X's float dtype; ``width`` (an int >= 1) and ``init_scale`` (> 0, in [1.18e-38, 3.4e38]) as
+    :class:`TwoLayerMSETask`'s.
+
     >>> t = parity_task(n=5, in_features=3, width=2, seed=1)
     >>> bool(np.all(t.y == t.X[:, 0] * t.X[:, 1]))
     True

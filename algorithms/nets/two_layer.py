@@ -86,7 +86,7 @@ class TwoLayerReLU(CheckedStateModule):
 
     Parameters (constructor): ``in_features``, ``width``, ``out_features`` (default 1);
     ``hidden_bias`` (default True) adds ``b``, ``output_bias`` (default False) adds
-    ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` draws the weights:
+    ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` (an int in [0, 2**64)) draws the weights:
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
     ``c = 0``; ``init_scale`` (a float > 0 in [1.18e-38, 3.4e38]: products of two weights stay finite in
     float64; one so large that a drawn weight, init_scale · N(0, 1)/√fan_in, passes 3.4e38 is refused

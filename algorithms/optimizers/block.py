@@ -347,7 +347,9 @@ class BlockOptimizer(torch.optim.Optimizer):
     subnormals such as 1e-39 are refused naming lr); ``expansion_lr_scale`` a float > 0 (at least
     1.18e-38) with β = lr · expansion_lr_scale <= 1e10 (the cap keeps a step finite: 1e308 overflowed
     float32 weights); ``switch_every`` an int >= 1 (past the run's length:
-    the first block trains throughout); ``seed`` an int in [0, 2**64); ``order`` one of ``ORDERS``;
+    the first block trains throughout; an attribute, ``opt.switch_every = k`` changes it, not a key of
+    ``param_groups[0]``, where it is refused by name at the next step, as ``seed`` and ``order`` are);
+    ``seed`` an int in [0, 2**64); ``order`` one of ``ORDERS``;
     ``expansion`` one of ``EXPANSIONS``; ``base_kwargs`` of the kind of the base constructor's defaults (a
     number, a bool, a pair of numbers: another kind is a TypeError naming it), finite and within the working
     range, signs and ranges only as the base's constructor checks them (torch leaves Rprop's ``step_sizes``,
@@ -567,6 +569,13 @@ class BlockOptimizer(torch.optim.Optimizer):
                   and self._base_kwargs.get(key, _UNSET) is not value}
         if not edited:
             return
+        own_settings = sorted(set(edited) & {"switch_every", "seed", "order", "expansion", "blocks", "base"})
+        if own_settings:   # torch's "unexpected keyword argument" read as a bad value (heldout23)
+            key = own_settings[0]
+            hint = " and set opt.switch_every instead" if key == "switch_every" else ""
+            raise TypeError(f"BlockOptimizer.step: param_groups[0] holds {key!r}, a BlockOptimizer "
+                            f"constructor argument, not a parameter-group key of its base "
+                            f"{self.base.__name__}: remove it from param_groups[0]{hint}")
         try:
             check_keyword_kinds(self.base, edited, "param_groups[0]: ")
             kwargs = check_real_keywords({**self._base_kwargs, **edited}, "param_groups[0]: ", own["lr"])

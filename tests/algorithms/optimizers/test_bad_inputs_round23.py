@@ -216,3 +216,14 @@ def test_a_torch_muon_state_in_a_default_muon_keeps_its_own_round_trip():
     ours.step()
     assert "momentum_buffer" not in ours.state[ps[1]]
     Muon(ps, lr=0.02).load_state_dict(copy.deepcopy(ours.state_dict()))
+
+
+@pytest.mark.parametrize("key", ["switch_every", "seed", "order"])
+def test_a_block_optimizer_setting_written_into_param_groups_is_named_as_one(key):
+    # heldout23: "switch_every" in param_groups[0] read as AdamW's "unexpected keyword argument"
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+    opt = BlockOptimizer(model.named_parameters(), lr=0.01, switch_every=2)
+    opt.param_groups[0][key] = 1
+    model(torch.ones(2, 3)).sum().backward()
+    with pytest.raises(TypeError, match=rf"holds '{key}', a BlockOptimizer constructor argument"):
+        opt.step()
