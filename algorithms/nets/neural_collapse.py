@@ -114,6 +114,9 @@ MAX_SECTOR_NOISE = 1e100
 def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndarray, int]:
     """``y`` as an int array of classes ``0..K-1`` in which every class occurs; returns (y, K).
 
+    ``name`` (a str) labels the messages; ``n_classes`` (an int >= 1, at most the number of samples; None:
+    the largest label + 1) fixes K.
+
     >>> as_class_labels("y", [0, 1, 1])[1]
     2
     >>> as_class_labels("y", [0, 2, 2])
@@ -508,7 +511,8 @@ def classifier_alignment(V, means) -> np.ndarray:
 def pseudo_labels(n_classes: int, *, binary: bool = False) -> np.ndarray:
     """Column ``k`` is class ``k``'s pseudo-label ``ẽ_k``: ``Ẽ = sqrt(K/(K-1)) (I - 11ᵀ/K)`` (unit columns).
 
-    ``binary=True`` (a scalar-output network, two classes) gives the labels ``[[+1, -1]]``.
+    ``n_classes`` is K, an int >= 2. ``binary=True`` (a scalar-output network, two classes) gives the labels
+    ``[[+1, -1]]``.
 
     >>> E = pseudo_labels(3)
     >>> bool(np.allclose(E.sum(axis=0), 0.0)), bool(np.allclose(np.linalg.norm(E, axis=0), 1.0))

@@ -1254,7 +1254,9 @@ def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = 
     H_i = 2∇f_i∇f_iᵀ give ``gn_sharpness`` = λ_max((1/n)Σ H_i), ``coherence_top`` =
     λ_max(S) with S_ij = √Tr(H_i H_j) = 2|∇f_iᵀ∇f_j|, ``max_sample_top`` = max_i λ_max(H_i)
     = 2 max_i ‖∇f_i‖², ``coherence`` = σ = their ratio, and, when ``lr`` and ``batch_size``
-    are given, ``sgd_radius`` = the exact mean-square radius of linearized SGD there.
+    are given, ``sgd_radius`` = the exact mean-square radius of linearized SGD there (``lr`` > 0 in
+    [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n], as
+    :func:`~algorithms.nets.stability.mean_square_radius` takes them; give both or neither).
     With ``exact_sample_hessians=True`` also the same three quantities from the true
     per-sample Hessians ∇²ℓ_i (which carry the residual term 2(f_i − y_i)∇²f_i off
     interpolation; negative Tr(H_iH_j) are clipped to 0): ``coherence_top_exact``,

@@ -330,10 +330,11 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float
     Neuron ``k`` with ``w_k > 0`` adds ``v_k w_k (x - t_k)₊``; with ``w_k < 0`` it adds
     ``v_k |w_k| (x - t_k)₊ - v_k |w_k| (x - t_k)`` (slope jump ``v_k |w_k|`` plus a
     linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. Neurons sharing a
-    knot are merged (their slope jumps add). Knots within ``merge_tol`` (>= 0, any value in [0, 3.4e38])
-    merge; the default ``1e-9 · max|t_k|`` absorbs the rounding of ``-b_k / w_k`` (two neurons built for
-    the same knot can differ by an ulp), relative at every scale (``max(1, ·)`` merged distinct knots at
-    1e-12 and 3e-12 into one: another function).
+    knot are merged (their slope jumps add). ``a`` and ``c`` are real numbers (|·| <= 3.4e38); jumps at most
+    ``zero_tol`` (>= 0, any value in [0, 3.4e38]) in magnitude are dropped. Knots within ``merge_tol`` (>= 0,
+    any value in [0, 3.4e38]) merge; the default ``1e-9 · max|t_k|`` absorbs the rounding of
+    ``-b_k / w_k`` (two neurons built for the same knot can differ by an ulp), relative at every scale
+    (``max(1, ·)`` merged distinct knots at 1e-12 and 3e-12 into one: another function).
 
     >>> f = network_to_cpwl(W=[1.0, -2.0], b=[0.0, 2.0], v=[1.0, 1.0])
     >>> f.knots.tolist(), f.jumps.tolist(), f.slope, f.intercept
