@@ -496,6 +496,19 @@ def _rounded_where_cancelled(result: torch.Tensor, theta: torch.Tensor, gradient
     return result
 
 
+def _one_minus(lr: float, values: torch.Tensor, result: torch.Tensor) -> torch.Tensor:
+    """``result`` = 1 − η·values (entrywise) with its entries where 1 and η·v cancel (|result| <= 2**-10)
+    recomputed exactly from the floats and rounded once: η = 0.1, v = 10 gave 0 (a "singular" map) for the
+    exact 1 − 0.1000000000000000055·10 = −5.55e-17 (red23a, heldout23's gd_step class)."""
+    cancelled = (result.abs() <= _CANCELLATION_SHARE).nonzero()
+    if cancelled.numel() == 0:
+        return result
+    result = result.clone()
+    for index in cancelled.tolist():
+        result[tuple(index)] = float(1 - Fraction(lr) * Fraction(float(values[tuple(index)])))
+    return result
+
+
 def _check_finite_gradient(gradient: torch.Tensor) -> None:
     """A finite fn whose gradient is NaN/inf at θ (sqrt|t| at 0) was blamed on lr ("too large")."""
     try:
@@ -515,7 +528,9 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
 
     It equals I − η∇²fn(θ); :func:`hessian_matrix` computes the Hessian by a
-    different route (``torch.func.hessian``), so the two are independent checks.
+    different route (``torch.func.hessian``), so the two are independent checks. A diagonal entry
+    1 − η·H_ii where 1 and η·H_ii cancel (|·| <= 2**-10) is recomputed exactly from η and H_ii's float
+    (η = 0.1, H = 10 gives −5.55e-17, not 0).
 
     >>> fn = lambda t: 0.5 * 3.0 * (t ** 2).sum()
     >>> gd_jacobian(fn, torch.ones(2, dtype=torch.float64), lr=0.5).tolist()
@@ -533,7 +548,13 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     if not finite and not bool(torch.isfinite(_through_fn(lambda: jacrev(grad(fn))(theta))).all()):
         # fn's own Hessian is not finite there (sqrt|t| at 0): lr was blamed ("too large")
         raise ValueError("fn has a NaN or inf second derivative at theta (the Hessian is not finite)")
-    return _finite_step(jacobian, lr)
+    jacobian = _finite_step(jacobian, lr)
+    diagonal = jacobian.diagonal()
+    if bool((diagonal.abs() <= _CANCELLATION_SHARE).any()):   # 1 − η·H_ii cancelled: exact from H_ii
+        hessian = _through_fn(lambda: jacrev(grad(fn))(theta), theta)
+        jacobian = jacobian.clone()
+        jacobian.diagonal().copy_(_one_minus(lr, hessian.diagonal(), diagonal))
+    return jacobian
 
 
 def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
@@ -579,7 +600,9 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
     singular matrix gives ``(0.0, -inf)``. Where η·‖H‖_F < 1/2 every factor 1 − ηλ_i lies within 1/2 of 1
     and the LU's rounding (about d·1e-16, absolute) would swamp a log-det of −η·tr H (lr = 1.2e-38: 0.0
     instead of ~−1e-38), so ``slogdet`` takes the product formula there too: the answer keeps its relative
-    accuracy at every step size.
+    accuracy at every step size. A factor 1 − ηλ_i (a diagonal entry 1 − ηH_ii of I − ηH for ``slogdet``)
+    where 1 and ηλ cancel (|·| <= 2**-10) is recomputed exactly from the floats: η = 0.1 with λ = 10 gives
+    det = 1 − 0.1000000000000000055·10 = −5.55e-17, sign −1, not a singular (0.0, -inf).
 
     >>> fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)
     >>> sign, logdet = exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), lr=0.5)
@@ -595,7 +618,9 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
             return _logabsdet_by_eigenvalues(torch.linalg.eigvalsh(H), lr)
         eye = torch.eye(H.shape[0], dtype=H.dtype)
         J = eye - lr * H
-        if not bool(torch.isfinite(J).all()):
+        if bool(torch.isfinite(J).all()):   # a diagonal 1 − η·H_ii that cancelled: exact (0 read "singular")
+            J.diagonal().copy_(_one_minus(lr, H.diagonal(), J.diagonal()))
+        else:
             # η·H overflowed (lr = 1e308): det(I − ηH) = η^d det(I/η − H), whose log is finite
             sign, logabsdet = torch.linalg.slogdet(eye / lr - H)
             return float(sign), float(logabsdet) + H.shape[0] * math.log(lr)
@@ -608,7 +633,7 @@ def _logabsdet_by_eigenvalues(eigenvalues: torch.Tensor, lr: float) -> tuple[flo
     """(sign, Σ log|1 − ηλ_i|), each term log1p(−ηλ_i) where |ηλ_i| < 1/2 (log(1 − ηλ) lost all of
     −ηλ = −1e-38 to the rounding of 1 − ηλ), log|1 − ηλ_i| elsewhere (η(1/η − λ) where ηλ overflows)."""
     products = lr * eigenvalues
-    factors = 1.0 - products
+    factors = _one_minus(lr, eigenvalues, 1.0 - products)   # exact where 1 and ηλ cancel (0 read "singular")
     scale = 0.0
     if not bool(torch.isfinite(factors).all()):    # η·λ overflowed: 1 − ηλ = η (1/η − λ)
         factors, scale = 1.0 / lr - eigenvalues, eigenvalues.numel() * math.log(lr)

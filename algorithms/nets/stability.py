@@ -56,6 +56,7 @@ the global minima in over-parameterized learning. NeurIPS 2018.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -738,7 +739,8 @@ def _critical_unit_step(radius, lam: float, level: float, rtol: float) -> float 
 
 # ----------------------------------------------------------------------------- conditions
 def gd_stable(hessian: Any, lr: float) -> bool:
-    """Full-batch GD linearization w ← (I − ηH)w is bounded iff η λ_max(H) ≤ 2 (H PSD).
+    """Full-batch GD linearization w ← (I − ηH)w is bounded iff η λ_max(H) ≤ 2 (H PSD), decided exactly on
+    the float η and the computed λ_max (0.4 · 5 > 2: 0.4 is 0.40000000000000002).
 
     Domains: ``lr`` > 0 in [1.18e-38, 3.4e38]; ``hessian`` a finite symmetric PSD (d, d) array.
 
@@ -747,7 +749,8 @@ def gd_stable(hessian: Any, lr: float) -> bool:
     """
     H = check_hessians("hessian", as_float_array("hessian", hessian, ndim=2)[None], psd=True)[0]
     lr = check_positive("lr", lr)
-    return bool(lr * np.linalg.eigvalsh(H)[-1] <= 2.0)
+    # exactly, on the floats: 0.4·5 rounded to 2.0 passed where 0.4 (0.40000000000000002) · 5 > 2 (red23a)
+    return bool(Fraction(lr) * Fraction(float(np.linalg.eigvalsh(H)[-1])) <= 2)
 
 
 def coherence_matrix(hessians: Any) -> np.ndarray:

@@ -215,3 +215,28 @@ def test_gd_map_is_the_formulas_value_where_theta_and_the_step_cancel(x, g, lr):
     theta = torch.tensor([x, 0.5], dtype=torch.float64)
     out = gd_map(lambda t: g * t[0] + 0.0 * t[1], theta, lr)
     assert float(out[0]) == float(Fraction(x) - Fraction(lr) * Fraction(g)) and float(out[1]) == 0.5
+
+
+@pytest.mark.parametrize(("lr", "h"), [(0.1, 10.0), (1 / 3, 3.0), (1 / 7, 7.0), (1e-10, 1e10)])
+def test_the_gd_map_jacobian_and_logdet_are_exact_where_one_and_lr_h_cancel(lr, h):
+    # red23a: 1 − lr·h rounded to 0 (a "singular" map, sign 0) where the exact value is ±5e-17-ish
+    from fractions import Fraction
+
+    exact = float(1 - Fraction(lr) * Fraction(h))
+    theta = torch.zeros(1, dtype=torch.float64)
+    fn = lambda t: 0.5 * h * (t ** 2).sum()  # noqa: E731
+    assert float(gd_jacobian(fn, theta, lr)[0, 0]) == exact
+    for method in ("slogdet", "eigvalsh"):
+        sign, logdet = exact_logabsdet(fn, theta, lr, method=method)
+        assert sign == math.copysign(1.0, exact) and logdet == pytest.approx(math.log(abs(exact)), rel=1e-12)
+
+
+@pytest.mark.parametrize(("top", "lr"), [(5.0, 0.4), (10.0, 0.2), (20.0, 0.1)])
+def test_gd_stable_decides_on_the_exact_product(top, lr):
+    # red23a: 0.4·5 rounded to 2.0 passed "<= 2"; 0.4 is 0.40000000000000002
+    import numpy as np
+
+    from algorithms.nets.stability import gd_stable
+
+    assert gd_stable(np.diag([top, 1.0]), lr) is False
+    assert gd_stable(np.diag([top, 1.0]), 2.0 / top * (1 - 2.0 ** -52)) is True
