@@ -162,7 +162,10 @@ def check_lr(value: Any, name: str = "lr") -> float:
 
 def check_decay_product(lr: float, weight_decay: float, where: str = "") -> None:
     """Decoupled weight decay multiplies the weights by 1 − lr·weight_decay each step: the product must
-    be <= 1 (a larger one flips their sign every step, and 1e308 overflowed them into inf)."""
+    be <= 1 (a larger one flips their sign every step, and 1e308 overflowed them into inf). Tested on the
+    float product, as the step forms 1 − lr·weight_decay: lr = 0.1 with weight_decay = 10 (exactly 1 + 5.6e-17
+    as rationals, 1.0 as a float) passes and decays the weights to 0, no sign flip (the docstrings say
+    "(the float product)")."""
     if lr * weight_decay > 1.0:
         raise ValueError(f"{where}lr·weight_decay must be <= 1 (each step multiplies the weights by "
                          f"1 − lr·weight_decay), got lr={lr!r}, weight_decay={weight_decay!r}")

@@ -893,7 +893,7 @@ class BlockCoordinateDescent(Algorithm):
     """BCD / BREAD finetuning through ``solve``: a :class:`BlockOptimizer` over AdamW on a FinetuneTask.
 
     Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's, a finite float
-    >= 0 with lr·weight_decay <= 1; ``lr``, ``expansion_lr_scale``, ``switch_every`` with
+    >= 0 with lr·weight_decay <= 1 (the float product); ``lr``, ``expansion_lr_scale``, ``switch_every`` with
     :class:`BlockOptimizer`'s domains); the solve ``seed`` seeds the batches and the ``"random"`` order. Loop,
     convergence criterion and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer``
     builds the optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
@@ -902,10 +902,10 @@ class BlockCoordinateDescent(Algorithm):
     in [1.18e-38, 1e10]) and ``expansion_lr_scale`` (> 0, at least 1.18e-38) are finite floats with β =
     expansion_lr_scale·lr <= 1e10 (β moves the inactive blocks when ``expansion`` is not ``"none"``; the cap
     keeps a step finite: a larger scale is refused naming it), ``switch_every`` an int >= 1, ``weight_decay``
-    a finite float >= 0 with lr·weight_decay <= 1 (decoupled decay multiplies the weights by 1 −
-    lr·weight_decay: e.g. 2**64 at lr 1e-3 is refused naming both), ``order`` one of ``ORDERS`` and
-    ``expansion`` one of ``EXPANSIONS``. An exception the built optimizer's ``step`` raises other than
-    TypeError/ValueError/RuntimeError is re-raised as ``UserCallableError`` naming that step.
+    a finite float >= 0 with lr·weight_decay <= 1 (the float product; decoupled decay multiplies the
+    weights by 1 − lr·weight_decay: e.g. 2**64 at lr 1e-3 is refused naming both), ``order`` one of
+    ``ORDERS`` and ``expansion`` one of ``EXPANSIONS``. An exception the built optimizer's ``step`` raises
+    other than TypeError/ValueError/RuntimeError is re-raised as ``UserCallableError`` naming that step.
 
     >>> from algorithms import solve
     >>> from algorithms.optimizers.finetune import markov_finetune_task

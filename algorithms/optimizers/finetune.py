@@ -250,8 +250,8 @@ class FullFinetune(Algorithm):
     """Full-parameter AdamW (torch's) on every trainable parameter: the memory-hungry peer of BCD.
 
     ``lr`` (a float > 0 in [1.18e-38, 1e10], the family's learning-rate range: 1e308 was accepted) and
-    ``weight_decay`` (a float >= 0 with lr·weight_decay <= 1) are AdamW's; loop and retcodes as in
-    :func:`run_finetune`.
+    ``weight_decay`` (a float >= 0 with lr·weight_decay <= 1, the float product) are AdamW's; loop and
+    retcodes as in :func:`run_finetune`.
     """
 
     lr: float = 1e-3

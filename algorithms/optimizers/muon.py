@@ -89,7 +89,7 @@ class Muon(MatrixOptimizer):
         learning rate of both the Muon and the AdamW steps (default 1e-3, torch's). 0 leaves the
         parameters unchanged (as torch's); the cap (torch has none) keeps a step finite: 1e308
         failed inside torch's add_ and 2**64 wrote inf.
-    weight_decay : float >= 0, with lr·weight_decay <= 1
+    weight_decay : float >= 0, with lr·weight_decay <= 1 (the float product)
         decoupled weight decay λ: ``W ← (1 − lr·λ) W`` before each step (default 0.1, torch's); a
         product past 1 would flip the weights' sign every step (and 1e308 overflowed them).
     momentum : float in [0, 1)

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    is_choice,
 )
 from algorithms.optimizers._base import LR_MAX, LR_MIN, check_lr
 
@@ -148,7 +149,8 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
 
     ``model`` needs ``width``, ``depth`` and ``parameter_roles()`` (the family's
     :class:`~algorithms.optimizers.MLP` and :class:`~algorithms.optimizers.Transformer`): ``model.width``
-    and ``model.depth`` ints >= 1 and ``parameter_roles()`` a dict name -> role (else TypeError/ValueError
+    and ``model.depth`` ints >= 1 and ``parameter_roles()`` a dict giving every parameter name (and only
+    those) one of the roles ``"input"``, ``"hidden"``, ``"output"``, ``"vector"`` (else TypeError/ValueError
     naming them). For
     ``optimizer="muon"`` each group also says ``use_muon`` (hidden matrices only). Each group
     carries ``name`` and ``role`` for reading.
@@ -176,11 +178,20 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
     if not isinstance(roles, Mapping):   # a list met "'list' object has no attribute 'get'"
         raise TypeError(f"model.parameter_roles() must return a dict parameter name -> role, got "
                         f"{type(roles).__name__}")
+    # a role for a name the model does not have (a misspelling) was dropped in silence (red23a)
+    known = {name for name, _ in model.named_parameters(remove_duplicate=False)}   # tied aliases too
+    unknown = sorted(map(str, set(roles) - known))
+    if unknown:
+        raise ValueError(f"model.parameter_roles() names {unknown}, which are not parameters of the model "
+                         f"(misspelt?)")
     groups = []
     for name, p in model.named_parameters():
-        role = roles.get(name)
-        if role not in _ROLES:
+        if name not in roles:
             raise ValueError(f"parameter {name!r} has no role in model.parameter_roles()")
+        role = roles[name]
+        if not is_choice(role, _ROLES):   # 'bogus' was reported as "has no role"
+            raise ValueError(f"model.parameter_roles() gives parameter {name!r} the role {role!r}, not "
+                             f"one of {sorted(_ROLES)}")
         rule = "adamw" if optimizer == "muon" and role != "hidden" else optimizer
         factor = 1.0
         if parametrization == "mup" and p.ndim == 2:

@@ -80,7 +80,8 @@ class Shampoo(MatrixOptimizer):
     lr : float, 0 or in [1.18e-38, 1e10] (0: no step, as torch's; the cap keeps a step finite, the floor
         (float32's smallest normal) keeps it a step) (default 1e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.9, 0.95)): momentum and the factor statistics' EMA
-    weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
+    weight_decay : float >= 0 with lr·weight_decay <= 1, the float product (default 0): decoupled,
+        W ← (1 − lr·λ) W
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-6): the ridge ε of the
         inverse roots, raised to the statistics' rounding floor where it is below it: the ridge is
         max(eps, u · size · λ_max) with u the machine epsilon of the coarser of the state and root dtypes

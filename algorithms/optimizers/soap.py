@@ -86,7 +86,8 @@ class SOAP(MatrixOptimizer):
         float32 parameters keep the second moment in float32, where a gradient entry below ~1e-19 squares
         to 0 (as in torch.optim.AdamW): with ε below such an entry the
         step along it is m̂/ε, not ±lr; keep ε >= 1e-19 or use float64 parameters for gradients that small
-    weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
+    weight_decay : float >= 0 with lr·weight_decay <= 1, the float product (default 0): decoupled,
+        W ← (1 − lr·λ) W
     precondition_frequency : int >= 1 (default 10): steps between basis refreshes
     block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side (it and
         ``max_precond_dim`` shape the state: edited in ``param_groups`` once a parameter has state, they

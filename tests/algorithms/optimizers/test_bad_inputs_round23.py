@@ -227,3 +227,29 @@ def test_a_block_optimizer_setting_written_into_param_groups_is_named_as_one(key
     model(torch.ones(2, 3)).sum().backward()
     with pytest.raises(TypeError, match=rf"holds '{key}', a BlockOptimizer constructor argument"):
         opt.step()
+
+
+class _RolesModel(torch.nn.Module):
+    """A duck-typed model for param_groups with the roles it is given."""
+
+    def __init__(self, roles):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.width, self.depth, self._roles = 4, 1, roles
+
+    def parameter_roles(self):
+        return self._roles
+
+
+@pytest.mark.parametrize(("roles", "words"), [
+    ({"lin.weight": "hidden", "lin.bias": "bogus"}, r"the role 'bogus', not one of"),
+    ({"lin.weight": "hidden", "lin.bias": "vector", "lin.wieght": "output"},
+     r"\['lin.wieght'\], which are not"),
+])
+def test_param_groups_names_an_unknown_role_and_a_misspelt_name(roles, words):
+    # red23a: 'bogus' was reported as "has no role"; a role for a misspelt name was dropped in silence
+    from algorithms.optimizers import param_groups
+
+    with pytest.raises(ValueError, match=words):
+        param_groups(_RolesModel(roles), "muon", 0.01, base_width=4)
+    param_groups(_RolesModel({"lin.weight": "hidden", "lin.bias": "vector"}), "muon", 0.01, base_width=4)
