@@ -79,8 +79,10 @@ def _squared_sums(X: np.ndarray, X_hat: np.ndarray) -> tuple[np.ndarray, np.ndar
     (exact; their ratio is unchanged): columns of 1e-170 squared to 0 and scored 0 whatever X_hat was.
     Σ(x − x̄)² is corrected by (Σ(x − x̄))²/n, the rounding of x̄ (an offset of 1e10 cost 1e-6 of 1 − R²)."""
     top = np.maximum(np.abs(X).max(axis=0, initial=0.0), np.abs(X_hat).max(axis=0, initial=0.0))
-    scale = np.ldexp(1.0, -np.frexp(np.where(top > 0, top, 1.0))[1])
-    X, X_hat = X * scale, X_hat * scale
+    # ldexp by the exponent itself: the factor 2**1064 of a subnormal column (2.4e-322) overflowed to inf and
+    # the column scored NaN -> 0.0, a "perfect" reconstruction of a column that differed
+    shift = -np.frexp(np.where(top > 0, top, 1.0))[1]
+    X, X_hat = np.ldexp(X, shift), np.ldexp(X_hat, shift)
     sse = ((X - X_hat) ** 2).sum(axis=0)
     dev = X - X.mean(axis=0)
     sst = np.maximum((dev**2).sum(axis=0) - dev.sum(axis=0) ** 2 / X.shape[0], 0.0)

@@ -223,3 +223,20 @@ def test_sample_in_boxes_keeps_its_half_open_promise_in_a_box_one_ulp_wide(low):
     upper = np.nextafter(lower, np.inf)
     x = sample_in_boxes(lower, upper, np.array([False, False]), np.random.default_rng(0))
     assert np.all(x > lower) and np.all(x <= upper)
+
+
+@pytest.mark.parametrize("value", [5e-324, 2.37e-322, 3 * 2.0**-1070, 1e-310])
+def test_column_distortion_scores_a_subnormal_column_without_overflow(value):
+    # the column's scale factor 2**1064 overflowed to inf: the column became NaN and scored 0.0 (a perfect
+    # reconstruction) though X_hat differed from X
+    from algorithms.forests import column_distortion, distortion
+    X = np.full((5, 2), value)
+    X[:, 1] = value * np.arange(1, 6)
+    X_hat = X.copy()
+    X_hat[0, 0] = np.nextafter(value, np.inf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's overflow warnings leaked too
+        assert column_distortion(X, X).tolist() == [0.0, 0.0]
+        assert column_distortion(X, X_hat)[0] == 1.0
+        assert column_distortion(X, X[::-1])[1] == pytest.approx(4.0, rel=1e-2)
+        assert distortion(X, X_hat) > 0
