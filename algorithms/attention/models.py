@@ -418,7 +418,9 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     # fitted exactly)
     scale = design.abs().amax(dim=0)
     scale = torch.where(scale > 0, scale, torch.ones_like(scale))
-    coef = torch.linalg.lstsq(design / scale, y.reshape(n, 1), driver="gelsd").solution[:, 0] / scale
+    # the coefficients kept on the scaled columns: coef / scale overflowed for tokens of 1e-39 (float32) or
+    # 1e-320 (float64), and predict answered inf or NaN on the data it was fitted to
+    coef = torch.linalg.lstsq(design / scale, y.reshape(n, 1), driver="gelsd").solution[:, 0]
 
     fitted_dtype = X.dtype
 
@@ -433,6 +435,6 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
                              f"got {tuple(X.shape)}")
         check_float_tensor("X", X)
         # (m, L·d), not (m, -1): an empty batch (m = 0) made the -1 ambiguous (torch's RuntimeError)
-        return X.reshape(X.shape[0], L * d) @ coef[:-1] + coef[-1]
+        return (X.reshape(X.shape[0], L * d) / scale[:-1]) @ coef[:-1] + coef[-1] / scale[-1]
 
     return predict

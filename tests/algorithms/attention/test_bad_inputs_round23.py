@@ -148,3 +148,20 @@ def test_a_float32_overlap_tensor_gets_p_of_its_own_value_to_float32_precision(b
     got = locate_probability(problem, torch.tensor([mu32], dtype=torch.float32))
     assert got.dtype == torch.float32
     assert abs(float(got[0]) - expected) <= 1e-6 * expected
+
+
+@pytest.mark.parametrize("dtype_name, scale, tol", [("float32", 1e-39, 1e-5), ("float32", 1e-44, 0.5),
+                                                   ("float64", 1e-320, 1e-2), ("float64", 1e-300, 1e-12)])
+def test_fit_linear_predictor_on_tiny_tokens_predicts_finite_values(dtype_name, scale, tol):
+    # coef / scale overflowed for tokens of 1e-39 (float32) / 1e-320 (float64): predict answered inf or NaN on
+    # the very data it was fitted to ("finite", its docstring says)
+    import torch
+
+    from algorithms.attention import fit_linear_predictor
+    dtype = getattr(torch, dtype_name)
+    X = torch.randn(40, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    y = (X[:, 0, 0] + 1.0).to(dtype)
+    tokens = (X * scale).to(dtype)
+    predicted = fit_linear_predictor(tokens, y)(tokens)
+    assert bool(torch.isfinite(predicted).all())
+    assert float((predicted - y).abs().max()) <= tol * float(y.abs().max()) + tol
