@@ -2,8 +2,9 @@
 
 Depth-first over the elements in order, extending a set only while it stays independent
 (the constraint is downward closed, so every independent set is reached once), keeping the
-best f. At most 30 elements, and at most ``MAX_SETS`` = 2**20 candidate sets evaluated (the subsets of
-at most ``matchoid.rank`` elements: 30 elements of rank 15 are 6e8 sets, hours of f calls); a larger
+best f. At most 30 elements, and at most ``MAX_SETS`` = 2**18 candidate sets evaluated (the subsets of
+at most ``matchoid.rank`` elements: 30 elements of rank 15 are 6e8 sets, hours of f calls; 2**20 sets of
+a 20-element ``LogDet`` took about a minute, so 18 free elements are the most without ``maxiters``); a larger
 instance is refused naming ``elements`` unless ``maxiters`` (then at most ``MAX_SETS``) caps the enumeration
 (then ``MaxIters``); a ``maxiters`` above ``MAX_SETS`` on such an instance is refused naming ``maxiters``.
 
@@ -36,13 +37,15 @@ __all__ = ["BruteForce"]
 
 MAX_ELEMENTS = 30
 #: the most candidate sets (subsets of at most ``rank`` elements) enumerated without an explicit maxiters
-MAX_SETS = 2**20
+MAX_SETS = 2**18  # 2**20 sets of LogDet on 20 elements: ~61 s (red23b)
 
 
 @dataclass(frozen=True)
 class BruteForce(Algorithm):
     """Exhaustive enumeration of the independent sets; no hyperparameters. ``tol`` has no effect (the
-    method has no tolerance: ``solve`` warns); ``maxiters`` caps the sets evaluated."""
+    method has no tolerance: ``solve`` warns); ``maxiters`` caps the sets evaluated. At most 30 elements and
+    ``MAX_SETS`` = 2**18 candidate sets: an instance with more is refused naming ``elements`` unless a
+    ``maxiters`` <= 2**18 caps it (then ``MaxIters``); a larger ``maxiters`` there is refused naming it."""
 
 
 class _Stop(Exception):

@@ -230,3 +230,18 @@ def test_log_det_of_a_small_kernel_correct_to_rounding(scale, exact):
 
     value = LogDet(np.array([[2.0, 1.0], [1.0, 2.0]]) * scale)(frozenset({0, 1}))
     assert abs(value - exact) <= 1e-14 * exact
+
+
+def test_brute_force_cap_keeps_a_costly_function_short():
+    # red23b: 2**20 sets of LogDet on 20 elements took ~61 s (a hang at the documented default cap); the cap
+    # is 2**18: 19 free elements are refused naming elements, and a maxiters above the cap naming maxiters
+    from algorithms import solve
+    from algorithms.submodular import BruteForce, MatchoidMaximization
+    from algorithms.submodular.brute_force import MAX_SETS
+
+    assert MAX_SETS == 2**18
+    prob = MatchoidMaximization(len, Matchoid([UniformMatroid(19)]), range(19))
+    with pytest.raises(ValueError, match=r"^elements: 19 elements"):
+        solve(prob, BruteForce())
+    with pytest.raises(ValueError, match=r"^maxiters = 300000 lets brute force"):
+        solve(prob, BruteForce(), maxiters=300_000)
