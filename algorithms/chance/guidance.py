@@ -114,6 +114,31 @@ def _model_in_range(what: str, value: torch.Tensor) -> None:
                                  f"large at these x")
 
 
+def _two_product(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """a·b as p + e exactly (Dekker's split; float64 entries of magnitude below ~1e290)."""
+    def split(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        t = 134217729.0 * x   # 2**27 + 1
+        high = t - (t - x)
+        return high, x - high
+    p = a * b
+    (ah, al), (bh, bl) = split(a), split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _identity_plus_scaled(beta: float, sigma2: torch.Tensor, hess_f: torch.Tensor) -> torch.Tensor:
+    """I + β σ² H, each entry rounded once from its exact value (in float64, then to H's dtype): the
+    products rounded first cancelled against the 1 (β = 1, σ² = 0.1, H = −10: exactly −5.55e-17, computed
+    0.0 and refused as singular; the heldout23 class of gd_step)."""
+    c, c_err = _two_product(torch.tensor(beta, dtype=torch.float64), sigma2.to(torch.float64))
+    h = hess_f.to(torch.float64)
+    p, p_err = _two_product(c, h)
+    eye = torch.eye(hess_f.shape[-1], dtype=torch.float64).expand_as(h)
+    total = eye + p
+    back = total - eye   # two-sum: the rounding error of 1 + p, exactly
+    err = (eye - (total - back)) + (p - back)
+    return (total + (err + p_err + c_err * h)).to(hess_f.dtype)
+
+
 def second_order_guidance(
     grad_f: torch.Tensor, hess_f: torch.Tensor, *, beta: float, sigma2: float | torch.Tensor
 ) -> torch.Tensor:
@@ -155,8 +180,7 @@ def second_order_guidance(
     else:   # a float64 tensor of 1e39 was taken (a number of 1e39 is refused): one working range for both
         check_entries_in_range("sigma2", sigma2)
     sigma2 = sigma2.reshape(-1, 1, 1).to(grad_f.dtype)
-    eye = torch.eye(grad_f.shape[1], dtype=grad_f.dtype)
-    system = eye + beta * sigma2 * hess_f
+    system = _identity_plus_scaled(beta, sigma2, hess_f)
     _finite_guidance(system, "beta · sigma2 (times hess_f) is")
     try:
         return _finite_guidance(-beta * torch.linalg.solve(system, grad_f.unsqueeze(-1)).squeeze(-1),

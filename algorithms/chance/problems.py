@@ -227,7 +227,9 @@ def linear_gaussian_problem(
 ) -> ChanceConstrainedProblem:
     """min bᵀx s.t. Prob[cᵀx <= d] >= 1 − rho, c ~ N(c̄, I), x ∈ [0, 1]^n (eq. (26)).
 
-    ``dtype`` is numpy float32 or float64 (the problem's arrays). ``n`` and ``n_samples`` positive ints
+    ``dtype`` is numpy float32 or float64 (the problem's arrays). ``rho`` a real in (0, 1), the allowed
+    violation probability (at least 1.18e-38; n_samples >= ⌈1/rho⌉ bounds it below in practice, a smaller
+    rho refused naming both). ``n`` and ``n_samples`` positive ints
     (n_samples >= ⌈1/rho⌉; sizes whose samples or the reference SLSQP's n × n matrices exceed this
     machine's memory are refused by name).
 

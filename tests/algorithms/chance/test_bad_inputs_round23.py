@@ -86,3 +86,25 @@ def test_subclass_overriding_an_evaluated_method_is_refused(make, method):
     with pytest.raises(TypeError, match=rf"overrides \w+\.{method}"):
         make()
     _sub(VPSchedule, extra=lambda s: 1)()   # a subclass adding a method stays valid
+
+
+CANCELLING = {   # (g, h, beta, sigma2): 1 + beta·sigma2·h cancels to a few ulps (heldout23's gd_step class)
+    "sigma2 0.1, h -10": (1.0, -10.0, 1.0, 0.1),
+    "beta 1e10, sigma2 1e-10, h -1": (1.0, -1.0, 1e10, 1e-10),
+    "sigma2 1/3, h -3": (2.0, -3.0, 1.0, 1 / 3),
+    "beta 3, sigma2 1/3, h -(1 + eps)": (1.0, -(1 + 2.0**-52), 3.0, 1 / 3),
+    "g 1e-30, sigma2 1/7, h -7": (1e-30, -7.0, 1.0, 1 / 7),
+}
+
+
+@pytest.mark.parametrize("g, h, beta, sigma2", CANCELLING.values(), ids=list(CANCELLING))
+def test_second_order_guidance_keeps_its_digits_where_the_system_cancels(g, h, beta, sigma2):
+    # the products beta·sigma2·h were rounded before the 1 was added: 0.0 (refused as singular) or 2x off
+    from fractions import Fraction
+
+    from algorithms.chance import second_order_guidance
+
+    exact = float(-Fraction(beta) * Fraction(g) / (1 + Fraction(beta) * Fraction(sigma2) * Fraction(h)))
+    grad, hess = torch.tensor([[g]], dtype=torch.float64), torch.tensor([[[h]]], dtype=torch.float64)
+    got = second_order_guidance(grad, hess, beta=beta, sigma2=sigma2)
+    assert float(got[0, 0]) == pytest.approx(exact, rel=1e-14)
