@@ -63,6 +63,7 @@ import math
 import numbers
 import pickle
 import re
+import sys
 import warnings
 import zlib
 from collections.abc import Mapping
@@ -238,6 +239,10 @@ class DQP(Algorithm):
         active set (the size of a multiplier or a slack). The returned ``x`` is clipped into [lb, ub] (bounds
         met exactly); other constraints far below the QP's own scale are judged absolutely (the residuals'
         floor 1, :func:`kkt_residuals`): rescale such data to order 1 where their accuracy matters.
+        A QP is solved on a copy rescaled by powers of two when its scales are far from 1; data of
+        subnormal size (a nonzero P, q, G, h, A, b or finite bound whose largest entry is below 2.2e-308,
+        e.g. P, q of 1e-320) or scales whose factor passes float64 (2**1023: 1e300 apart) are refused at the
+        solve with a ValueError naming the data: rescale them.
     abs_tol : ``None`` (default) or a float > 0 in [1.18e-38, 3.4e38], an absolute accuracy demanded
         *as well*, in qpbenchmark's terms
         (:func:`absolute_residuals`: primal residual, dual residual and duality gap, unscaled):
@@ -2019,8 +2024,8 @@ def _pow2(value: float) -> float:
     if not 0.0 < value < math.inf:  # a scale past float64 (q ~ 1e300 with P = I: ‖P‖·d² = inf) met log2's
         # "math domain error", naming nothing
         raise ValueError(f"the QP's data P, q, G, h, A, b (and lb, ub) span scales beyond float64 (a scale "
-                         f"factor of {value:g}): its solution or objective is not representable; rescale "
-                         f"them")
+                         f"factor of {value:g}, past its powers of two 2**1023: data of subnormal size, "
+                         f"below 2.2e-308, or scales 1e300 apart; DQP's docstring); rescale them")
     return 2.0 ** round(math.log2(value))
 
 
@@ -2043,6 +2048,11 @@ def _equilibration(qp: QP) -> tuple[float, float, float, float] | None:
     for bound in (qp.lb, qp.ub):
         if bound is not None:
             scales.append(float(np.abs(bound[np.isfinite(bound)]).max(initial=0.0)))
+    # subnormal data (P, q ×5e-324): their products with the scale factors rounded to 0, the QP was solved
+    # as given at absolute tolerances and x = 0 came back Success (x* = (0.5, −1)); refused as documented
+    for norm in (n_P, n_q, n_G, n_h, n_A, n_b, *scales[3:]):
+        if 0.0 < norm < sys.float_info.min:
+            _pow2(math.inf)
     d = _pow2(max(scales)) if max(scales) > 0 else 1.0
     objective = max(n_P * d * d, n_q * d)
     sigma = _pow2(1.0 / objective) if objective > 0 else 1.0

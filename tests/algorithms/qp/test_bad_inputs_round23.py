@@ -72,3 +72,18 @@ def test_a_fraction_residual_in_qp_stats_meets_the_residual_checks(value, words)
     with pytest.raises(ValueError, match=words):
         QPStats(stationarity=value)
     assert QPStats(stationarity=Fraction(1, 4)).stationarity == 0.25
+
+
+@pytest.mark.parametrize("scale, which", [(1e-320, "Pq"), (1e-320, "Gh"), (5e-324, "Pq")])
+def test_subnormal_qp_data_refused_with_the_documented_rule(scale, which):
+    # a QP whose data are subnormal needs a scale factor past 2**1023: refused, but the message said "its
+    # solution or objective is not representable" (false: x* is that of the unit-scale QP) and DQP's docstring
+    # did not state the rule
+    from algorithms.core import solve
+    from algorithms.qp import DQP, QP
+    P, q = np.array([[2.0, 0.5], [0.5, 1.0]]), np.array([-1.0, 1.0])
+    G, h = np.array([[1.0, 1.0]]), np.array([0.5])
+    data = (P * scale, q * scale, G, h) if which == "Pq" else (P, q, G * scale, h * scale)
+    with pytest.raises(ValueError, match=r"span scales beyond float64 .* subnormal size"):
+        solve(QP(P=data[0], q=data[1], G=data[2], h=data[3]), DQP())
+    assert "subnormal size" in DQP.__doc__
