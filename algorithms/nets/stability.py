@@ -832,7 +832,8 @@ def sam_coherence_matrix(hessians: Any, rho: float, alpha: float = 1.0) -> np.nd
 
 
 def dexter_divergence_condition(hessians: Any, lr: float, batch_size: int) -> bool:
-    """True when λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} (sufficient for mean-square divergence).
+    """True when λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} (sufficient for mean-square divergence), decided exactly on
+    the float η and the computed λ_max(mean H) and σ (no rounding of the quotient at the boundary).
 
     Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians);
     lr · d · max|H̃| at most 1e150 (else refused naming lr, or rho/alpha).
@@ -853,7 +854,11 @@ def dexter_divergence_condition(hessians: Any, lr: float, batch_size: int) -> bo
         return False
     sigma = coherence_measure(H)
     lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
-    return bool(lam >= sigma / (lr * math.sqrt((n - B) / B)))     # (n − B) / B exactly rounded: no n/B − 1
+    if lam <= 0 or not math.isfinite(sigma):   # the rounded form: a 0 (or NaN) side decides it alike
+        return bool(lam >= sigma / (lr * math.sqrt((n - B) / B)))
+    # exactly, on the floats λ_max, σ and η, squared: (λη)²(n − B) >= σ²B (the rounded quotient decided the
+    # boundary either way, as gd_stable's product did; red23a's class)
+    return bool((Fraction(lam) * Fraction(lr)) ** 2 * (n - B) >= Fraction(sigma) ** 2 * B)
 
 
 def sam_divergence_condition(hessians: Any, lr: float, batch_size: int, rho: float,
