@@ -285,9 +285,9 @@ class Muon(MatrixOptimizer):
                 # optimizer's own state_dict() one an identical Muon refused (red23a)
                 state_dict["state"] = {i: s for i, s in state_dict["state"].items() if i not in moved}
                 warnings.warn(f"Muon.load_state_dict: torch.optim.Muon's momentum of parameter(s) {moved} "
-                              "is dropped: here they take the AdamW step, from fresh moments (head='adamw' "
-                              "or use_muon=False); build with head='muon' to continue torch's run step for "
-                              "step", UserWarning, stacklevel=2)
+                              "is not used (dropped): here they take the AdamW step, from fresh moments "
+                              "(head='adamw' or use_muon=False); build with head='muon' to continue torch's "
+                              "run step for step", UserWarning, stacklevel=2)
         if isinstance(state_dict, dict) and "head" in state_dict:
             saved = state_dict["head"]
             if saved != self.head:     # the head's momentum (or AdamW moments) sat unused, in silence
