@@ -367,6 +367,10 @@ class GaussianScore(ScoreModel):
     or torch.float64 (the buffers'; half precision refused, also after ``.half()``): inputs (``forward``'s
     X, ``score``'s x, a sampler's ``dtype``) must have it. ``forward(X)`` takes X = [x, t] of shape
     (batch, n + 1).
+
+    "Exact" is the model (the true score of that data, not a learned one); it is evaluated in the inputs'
+    float arithmetic, ᾱ_t and √ᾱ_t each rounded once, so its error is about eps·(|x| + √ᾱ_t |mean|) over
+    the denominator: absolute, not relative, where x and √ᾱ_t mean cancel.
     """
 
     def __init__(self, mean, std, schedule: VPSchedule, *, dtype: torch.dtype = torch.float64) -> None:
@@ -565,10 +569,12 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     """E[x_0 | x_t] = (x_t + (1 − ᾱ_t) ∇ log p_t(x_t)) / √ᾱ_t (Tweedie's formula, eq. (19)).
 
     ``model`` is a :class:`ScoreModel`, ``x`` a finite floating tensor (batch, n) and ``t`` one diffusion
-    time in [t_min, 1]. For a :class:`GaussianScore` the mean is computed in its closed form (exact at every
-    t, ᾱ_t = 0 included: the prior mean); for another model the formula's rounding error is about
-    eps·|x|/√ᾱ_t, and a time where ᾱ_t underflows to 0 (a steep schedule, beta_min = 1000 at t = 1) is
-    refused naming t.
+    time in [t_min, 1]. For a :class:`GaussianScore` the mean is computed in its closed form
+    (v√ᾱ x + (1 − ᾱ) m)/(ᾱ v + 1 − ᾱ), finite at every t, ᾱ_t = 0 included (the prior mean), in float
+    arithmetic: ᾱ_t and 1 − ᾱ_t are rounded once each, so its error is absolute, about
+    eps·(|v√ᾱ x| + |(1 − ᾱ) m|)/(ᾱ v + 1 − ᾱ), and not relative where the two terms cancel; for another model
+    the formula's rounding error is about eps·|x|/√ᾱ_t (x and (1 − ᾱ_t)·score each rounded before their sum),
+    and a time where ᾱ_t underflows to 0 (a steep schedule, beta_min = 1000 at t = 1) is refused naming t.
     """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
