@@ -42,7 +42,9 @@ class ConstrainedBOProblem(Problem):
     ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,); a finite
     value must have magnitude at most 3.4e38 (the working range: a GP surrogate cannot model f = 1e39, and a
     solve refuses it with a ``ValueError`` naming f(x) or c(x); rescale f or c), NaN or inf ends a solve
-    ``Diverged``. ``bounds``
+    ``Diverged``. ``problem.f`` and ``problem.c`` are your callables stored as given (calling them directly
+    runs your code unchecked); their answers are checked where the package calls them (:meth:`evaluate`,
+    a solve, the construction's probes). ``bounds``
     is a (d, 2) array of [lower, upper] rows, lower < upper, entries reals of magnitude at most 3.4e38
     (the working range); its dtype (float32 or float64) is the dtype of the returned ``sol.x`` and the
     precision of every point a solve evaluates (f and c get float64 arrays holding values of that dtype; a
