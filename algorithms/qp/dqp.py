@@ -240,9 +240,9 @@ class DQP(Algorithm):
         met exactly); other constraints far below the QP's own scale are judged absolutely (the residuals'
         floor 1, :func:`kkt_residuals`): rescale such data to order 1 where their accuracy matters.
         A QP is solved on a copy rescaled by powers of two when its scales are far from 1; data of
-        subnormal size (a nonzero P, q, G, h, A, b or finite bound whose largest entry is below 2.2e-308,
-        e.g. P, q of 1e-320) or scales whose factor passes float64 (2**1023: 1e300 apart) are refused at the
-        solve with a ValueError naming the data: rescale them.
+        subnormal size (a nonzero P or q, or finite bounds, whose largest entry is below 2.2e-308, e.g. P, q
+        of 1e-320) or scales whose factor passes float64 (2**1023: 1e300 apart) are refused at the solve with
+        a ValueError naming the data: rescale them.
     abs_tol : ``None`` (default) or a float > 0 in [1.18e-38, 3.4e38], an absolute accuracy demanded
         *as well*, in qpbenchmark's terms
         (:func:`absolute_residuals`: primal residual, dual residual and duality gap, unscaled):
@@ -2050,7 +2050,8 @@ def _equilibration(qp: QP) -> tuple[float, float, float, float] | None:
             scales.append(float(np.abs(bound[np.isfinite(bound)]).max(initial=0.0)))
     # subnormal data (P, q ×5e-324): their products with the scale factors rounded to 0, the QP was solved
     # as given at absolute tolerances and x = 0 came back Success (x* = (0.5, −1)); refused as documented
-    for norm in (n_P, n_q, n_G, n_h, n_A, n_b, *scales[3:]):
+    # (constraint data of that size take the path they took: an inactive row with h = 1e-320 was right)
+    for norm in (n_P, n_q, *scales[3:]):
         if 0.0 < norm < sys.float_info.min:
             _pow2(math.inf)
     d = _pow2(max(scales)) if max(scales) > 0 else 1.0

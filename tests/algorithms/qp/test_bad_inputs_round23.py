@@ -87,3 +87,13 @@ def test_subnormal_qp_data_refused_with_the_documented_rule(scale, which):
     with pytest.raises(ValueError, match=r"span scales beyond float64 .* subnormal size"):
         solve(QP(P=data[0], q=data[1], G=data[2], h=data[3]), DQP())
     assert "subnormal size" in DQP.__doc__
+
+
+def test_a_subnormal_right_hand_side_of_an_inactive_row_still_solves():
+    # the subnormal rule covers P, q and the bounds: an inactive row G x <= 1e-320 was solved right, still is
+    from algorithms.core import RetCode, solve
+    from algorithms.qp import DQP, QP
+    P, q = np.array([[2.0, 0.5], [0.5, 1.0]]), np.array([-1.0, 1.0])
+    sol = solve(QP(P=P, q=q, G=np.ones((1, 2)), h=np.array([1e-320])), DQP())
+    assert sol.retcode is RetCode.Success
+    assert np.allclose(sol.x, np.linalg.solve(P, -q), rtol=1e-9, atol=0)
