@@ -240,3 +240,16 @@ def test_gd_stable_decides_on_the_exact_product(top, lr):
 
     assert gd_stable(np.diag([top, 1.0]), lr) is False
     assert gd_stable(np.diag([top, 1.0]), 2.0 / top * (1 - 2.0 ** -52)) is True
+
+
+def test_dexter_divergence_condition_decides_its_boundary_exactly():
+    # λ_max = 1.5, σ = 1: the boundary η = 2/3 is not a float; fl(2/3)·1.5 < 1 exactly, so not divergent
+    # (the rounded quotient 1/fl(2/3) = 1.5 said divergent)
+    import numpy as np
+
+    from algorithms.nets.stability import dexter_divergence_condition
+
+    H = np.stack([np.diag([3.0, 0.0]), np.diag([0.0, 1.0])])
+    below = 2.0 / 3.0
+    assert dexter_divergence_condition(H, lr=below, batch_size=1) is False
+    assert dexter_divergence_condition(H, lr=float(np.nextafter(below, 1.0)), batch_size=1) is True
