@@ -109,6 +109,9 @@ class BlackBoxProblem(Problem):
     no usable point) only when no value of the run was finite. An exception that ``f``
     raises is not a failed evaluation: it ends the solve, raised naming ``f``.
 
+    A problem copies and pickles whole (its arrays read-only again after unpickling) when ``f`` does: a
+    lambda or a local function does not pickle, and ``pickle`` then raises its own error naming the function.
+
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100)
     >>> p.dim, p.budget
