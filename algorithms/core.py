@@ -730,9 +730,10 @@ def _snapshot(record: dict[str, Any]) -> dict[str, Any]:
 class IterationMonitor:
     """Trace, callback and progress bar for an iterative method, in one place.
 
-    ``options`` is the run's :class:`SolveOptions`, ``total`` the expected number of records (int >= 0,
-    the progress bar's length; one past 2**63 - 1, as a ``maxiters`` a run stops well before, gives a bar
-    without a length) and ``desc`` the progress bar's label (a str). The public attributes ``options`` (a
+    ``options`` is the run's :class:`SolveOptions`, ``total`` the expected number of records (any int >= 0,
+    with no upper limit: the progress bar's length; a total past 2**63 - 1, as a ``maxiters`` times a batch
+    size a run stops well before, gives a bar without a length) and ``desc`` the progress bar's label (a
+    str). The public attributes ``options`` (a
     :class:`SolveOptions`), ``trace`` (a list of dicts) and ``stopped`` (a bool: the callback asked to stop)
     are checked whenever set; any other public name is refused by name (``UnknownAttributeError``).
 

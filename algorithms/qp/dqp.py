@@ -1711,7 +1711,10 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     * dual ``‖z₋‖∞ / max(1, ‖z‖∞)``;
     * complementarity ``‖z ∘ (h − Gx)‖∞ / (max(1, ‖z‖∞) · max(1, ‖h‖∞, ‖Gx‖∞))``;
     * with bounds, stationarity is also at least ``‖f‖∞ / max(1, ‖q‖∞, ‖z_box‖∞)``, f the part of ``z_box``
-      no bound absorbs (a wrong sign, or a free side; a fixed variable's entry absorbs either sign).
+      no bound absorbs (a wrong sign, or a free side; a fixed variable's entry absorbs either sign); and the
+      primal residual is the larger of that of the rows of A and G (scaled by ``b``, ``h`` and those rows
+      alone) and of the bounds, each variable's violation over ``max(1, |its bound|, |xᵢ|)``: a bound of
+      1e20 standing for "none" (Maros-Meszaros) in one scale with ``h`` hid a violation 0.5 of a row of G.
 
     The floor 1 in every scale is deliberate, and it is what the residuals do NOT see: below unit scale they
     are absolute. A QP whose data (and so whose multipliers) are all far below 1 is judged to the absolute
@@ -1756,6 +1759,7 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
         y_aug = np.concatenate([*y_parts, z_box[F]]) if aug.A is not None else None
         z_aug = np.concatenate([*z_parts, lower[L], upper[U]]) if aug.G is not None else None
         res = kkt_residuals(aug, x, y_aug, z_aug)
+        res["primal"] = max(_rows_primal(qp, np.asarray(x, dtype=np.float64)), _box_violation(qp, x))
         scale = max(1.0, _inf_norm(qp.q), _inf_norm(z_box))
         res["stationarity"] = max(res["stationarity"], _inf_norm(free_part) / scale)
         return res
@@ -1979,6 +1983,36 @@ def _passes_caller_units(sol: QPSolution, qp: QP) -> bool:
     except ValueError:  # multipliers past the working range in the caller's units: not judged there
         return True
     return _all_within(residuals, CALLER_UNITS_TOL)
+
+
+def _rows_primal(qp: QP, x: np.ndarray) -> float:
+    """The primal residual of the rows of A and G alone (kkt_residuals' scaling without the bound rows)."""
+    violation, scales = 0.0, [1.0]
+    if qp.A is not None:
+        Ax = qp.A @ x
+        violation = _inf_norm(Ax - qp.b)
+        scales += [_inf_norm(qp.b), _inf_norm(Ax)]
+    if qp.G is not None:
+        Gx = qp.G @ x
+        violation = max(violation, float(np.maximum(Gx - qp.h, 0.0).max(initial=0.0)))
+        scales += [_inf_norm(qp.h), _inf_norm(Gx)]
+    return violation / max(scales)
+
+
+def _box_violation(qp: QP, x: np.ndarray) -> float:
+    """Each variable's bound violation over max(1, |its bound|, |xᵢ|), the largest (0 without bounds)."""
+    x = np.asarray(x, dtype=np.float64)
+    worst = 0.0
+    for bound, sign in ((qp.lb, 1.0), (qp.ub, -1.0)):
+        if bound is None:
+            continue
+        bound = np.asarray(bound, dtype=np.float64)
+        finite = np.isfinite(bound)
+        if finite.any():
+            over = np.maximum(sign * (bound[finite] - x[finite]), 0.0)
+            scale = np.maximum(1.0, np.maximum(np.abs(bound[finite]), np.abs(x[finite])))
+            worst = max(worst, float(np.max(over / scale)))
+    return worst
 
 
 def _all_within(residuals: dict[str, float], tol: float) -> bool:

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from algorithms import solve
+from algorithms import RetCode, solve
 from algorithms.qp import DQP, QP
 from algorithms.qp.dqp import installed_backends
 
@@ -97,3 +97,21 @@ def test_a_subnormal_right_hand_side_of_an_inactive_row_still_solves():
     sol = solve(QP(P=P, q=q, G=np.ones((1, 2)), h=np.array([1e-320])), DQP())
     assert sol.retcode is RetCode.Success
     assert np.allclose(sol.x, np.linalg.solve(P, -q), rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("bound", [1e8, 1e20, 1e30, 3.4e38])
+@pytest.mark.parametrize("backend", ["auto", "clarabel", "daqp"])
+def test_heldout24_huge_bounds_do_not_hide_a_violated_row(backend, bound):
+    """heldout24: bounds of ±1e20 (Maros-Meszaros' "none") shared one primal scale with h, so clarabel's
+    x = (1, 1), violating x1 <= 0.5 by 0.5, passed as Success; the bounds are now scaled on their own."""
+    from algorithms.qp.dqp import kkt_residuals
+
+    qp = QP(P=np.eye(2), q=-np.ones(2), G=np.eye(2), h=np.array([0.5, 2.0]),
+            lb=np.full(2, -bound), ub=np.full(2, bound))
+    residuals = kkt_residuals(qp, np.array([1.0, 1.0]), None, np.zeros(2), np.zeros(2))
+    assert residuals["primal"] >= 0.5 / 2.0          # the control: the old scale gave 5e-21 at 1e20
+    sol = solve(qp, DQP(backend=backend))
+    if sol.retcode is RetCode.Success:
+        assert np.allclose(sol.x, [0.5, 1.0], atol=1e-6)
+    else:
+        assert sol.retcode is RetCode.Failure
