@@ -45,7 +45,9 @@ def gd_step(x: Any, g: Any, lr: Any) -> Any:
     """``x − lr · g`` (numpy or sympy); a numeric ``lr`` must be finite and > 0.
 
     ``x``, ``g``: numbers, non-empty array-likes of one shape (lists and tensors are converted to float
-    arrays) or sympy expressions. The result is float32 when ``x`` and ``g`` both are, else float64 (float16,
+    arrays) or sympy expressions; numeric entries are a caller's data, so the working range holds:
+    finite, of magnitude at most 3.4e38 (x = 1e300 is refused naming x). The result is float32 when ``x``
+    and ``g`` both are, else float64 (float16,
     integer and mixed-precision arrays are promoted). A step that overflows (lr = 1e308) is refused, naming
     ``lr``. Numeric results are the formula's value correctly rounded even where x and lr·g cancel
     (x = 1e-30, g = 1e-20, lr = 1e-10 gives 1.0175e-46; the entries where |x − lr·g| <= 2**-10·|x| are

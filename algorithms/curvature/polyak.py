@@ -49,8 +49,9 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     relative (a norm squared in float32 or summed in another order passes; another vector's is refused).
 
     ``delta`` = f(x) − f* (>= 0 when a number). ``x``, ``g``: numbers, non-empty array-likes of one
-    shape or sympy expressions (any finite entries, subnormal or near float's maximum included, within the
-    bound on ‖g‖² above: a step that overflows is refused naming ``delta``); the result is float32 when ``x``
+    shape or sympy expressions (any finite entries of the working range, subnormal or up to 3.4e38 in
+    magnitude included, within the bound on ‖g‖² above; 1e300 is refused naming x or g, and a step that
+    overflows is refused naming ``delta``); the result is float32 when ``x``
     and ``g`` both are, else float64 (float16, integer and mixed-precision arrays are promoted). Numeric
     results are the formula's value correctly rounded even where x and Δ/‖g‖²·g cancel (the entries where
     |x − Δ/‖g‖²·g| <= 2**-10·|x| are recomputed exactly from the float inputs), elsewhere to within 1e-12

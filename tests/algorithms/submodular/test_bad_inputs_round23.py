@@ -245,3 +245,17 @@ def test_brute_force_cap_keeps_a_costly_function_short():
         solve(prob, BruteForce())
     with pytest.raises(ValueError, match=r"^maxiters = 300000 lets brute force"):
         solve(prob, BruteForce(), maxiters=300_000)
+
+
+def test_heldout24_an_object_array_of_fractions_float64_holds_is_taken_as_their_list():
+    import numpy as np
+
+    from algorithms.submodular import GraphCut
+
+    half = Fraction(1, 2)
+    as_array = GraphCut(np.array([[0, half], [half, 0]], dtype=object))
+    assert as_array(frozenset({0})) == GraphCut([[0, half], [half, 0]])(frozenset({0})) == 0.5
+    with pytest.raises(ValueError, match="weights has entries float64"):
+        GraphCut(np.array([[0, Fraction(1, 3)], [Fraction(1, 3), 0]], dtype=object))
+    with pytest.raises(TypeError, match="weights must be a numeric"):
+        GraphCut(np.array([[0, "a"], ["a", 0]], dtype=object))

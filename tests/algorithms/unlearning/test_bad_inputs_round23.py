@@ -137,3 +137,25 @@ def test_a_half_state_loaded_with_assign_names_the_parameters_dtype(model, dim):
     model.load_state_dict({k: v.half() for k, v in model.state_dict().items()}, assign=True)
     with pytest.raises(TypeError, match="must have float32 or float64 parameters"):
         model(torch.zeros(1, dim, dtype=torch.float64))
+
+
+def test_heldout24_an_exception_from_forward_at_construction_names_forward():
+    from algorithms.unlearning import UnlearningProblem
+
+    class Raising(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 1, bias=False).double()
+            self.calls = 0
+
+        def forward(self, X):
+            self.calls += 1
+            if self.calls > 2:
+                raise KeyError("user")
+            return self.lin(X)
+
+    model = Raising()
+    theta = {k: v.detach().clone() for k, v in model.named_parameters()}
+    X, y = torch.ones(4, 3, dtype=torch.float64), torch.zeros(4, 1, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"Raising\.forward\(X\) raised KeyError: 'user'"):
+        UnlearningProblem(model, theta, (X, y), (X[:2], y[:2]))
