@@ -118,3 +118,15 @@ def stepped_once(optimizer_of: Callable[[Any], Any]) -> tuple[Any, Any, Callable
 
     optimizer.step(closure)
     return model, optimizer, closure
+
+
+def with_own_attribute(base: type) -> type:
+    """A user's subclass of ``base`` setting an attribute of its own (``extra = 2.0``) after the base class's
+    ``__init__`` fixed its names: such a subclass must be allowed (round 23)."""
+
+    class Own(base):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.extra = 2.0
+
+    return Own

@@ -16,21 +16,13 @@ from algorithms.nets.gd_map import (
     hessian_eigenvalues,
     singular_step_sizes,
 )
-
-
-def _with_own_attribute(base: type) -> type:
-    class Own(base):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.extra = 2.0        # set after the base class fixed its names
-
-    return Own
+from tests.bad_inputs import with_own_attribute
 
 
 def test_a_users_sam_subclass_sets_its_own_attributes_and_steps():
     # a subclass setting an attribute in its own __init__ was refused (UnknownAttributeError)
     w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
-    opt = _with_own_attribute(SAM)([w], lr=0.1, rho=0.05)
+    opt = with_own_attribute(SAM)([w], lr=0.1, rho=0.05)
     assert opt.extra == 2.0
 
     def closure():
@@ -46,7 +38,7 @@ def test_a_users_sam_subclass_sets_its_own_attributes_and_steps():
 
 
 def test_a_users_two_layer_subclass_sets_its_own_attributes():
-    net = _with_own_attribute(TwoLayerReLU)(3, 4)
+    net = with_own_attribute(TwoLayerReLU)(3, 4)
     assert net.extra == 2.0
     assert net(torch.zeros(2, 3, dtype=next(net.parameters()).dtype)).shape[0] == 2
     with pytest.raises(UnknownAttributeError, match="extraa"):

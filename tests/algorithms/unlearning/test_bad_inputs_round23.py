@@ -24,15 +24,7 @@ from algorithms.unlearning import (
     orthogonal_gradient_step,
     strength_schedule,
 )
-
-
-def _with_own_attribute(base: type) -> type:
-    class Own(base):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.extra = 2.0        # set after the base class fixed its names
-
-    return Own
+from tests.bad_inputs import with_own_attribute
 
 
 @pytest.mark.parametrize(("base", "args", "dim"), [(LinearModel, (4,), 4), (DeepLinear, (4, (2,)), 10),
@@ -41,7 +33,7 @@ def _with_own_attribute(base: type) -> type:
 def test_a_users_model_subclass_with_its_own_attribute_is_solved(base, args, dim, algorithm):
     # a subclass setting an attribute in its own __init__ was refused (UnknownAttributeError): no user
     # subclass of the exported models could be built
-    model = _with_own_attribute(base)(*args)
+    model = with_own_attribute(base)(*args)
     assert model.extra == 2.0
     X = torch.randn(3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     retain, forget = forget_split(X, torch.ones(3, dtype=torch.float64), [2])
