@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_positive, rounded_where_cancelled
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -34,7 +34,6 @@ from algorithms.curvature.problem import (
     exact,
     finite_step,
     is_symbolic,
-    rounded_where_cancelled,
     run_descent,
 )
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import rounded_where_cancelled
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -38,7 +39,6 @@ from algorithms.curvature.problem import (
     check_finite_curvature_constant,
     check_step_inputs,
     exact,
-    rounded_where_cancelled,
     run_descent,
     shifted_solve,
 )

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import stable_norm
+from algorithms._validation import rounded_where_cancelled, stable_norm
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
@@ -34,7 +34,6 @@ from algorithms.curvature.problem import (
     finite_step,
     is_number,
     is_symbolic,
-    rounded_where_cancelled,
     run_descent,
     step_scalar,
 )

@@ -772,31 +772,6 @@ def finite_step(result: Any, culprit: str, value: Any) -> Any:
     return result
 
 
-#: |x − s| below this share of |x| cancels: the float result's error (a few ulps of |s| ~ |x|) is then more
-#: than 2**-42 of it, so such entries are recomputed exactly (outside, the error is below 1e-12 relative)
-CANCELLATION_SHARE = 2.0**-10
-
-
-def rounded_where_cancelled(result: Any, x: Any, exact_entry: Callable[[tuple], Fraction]) -> Any:
-    """A step helper's ``x − s`` with its entries where x and s cancel recomputed exactly: ``exact_entry(i)``
-    is the exact rational value at index ``i`` (from the float inputs), rounded once to the result's dtype.
-    gd_step(1e-30, 1e-20, 1e-10) was 1.75e-46 where the formula's value is 1.02e-46: lr·g rounded to float64
-    before the subtraction (heldout23). Symbolic results pass unchanged."""
-    if is_symbolic(result) or (isinstance(result, np.ndarray) and result.dtype == object):
-        return result
-    values = np.asarray(result)
-    reference = np.broadcast_to(np.abs(np.asarray(x, dtype=np.float64)), values.shape)
-    cancelled = np.abs(values.astype(np.float64)) <= CANCELLATION_SHARE * reference
-    if not cancelled.any():
-        return result
-    exact = values.copy()
-    for index in zip(*np.nonzero(cancelled), strict=True) if values.ndim else [()]:
-        exact[index] = float(exact_entry(index))
-    if isinstance(result, np.ndarray):
-        return exact
-    return type(result)(exact.item()) if isinstance(result, np.generic) else float(exact.item())
-
-
 def exact(value: Any, index: tuple = ()) -> Fraction:
     """The exact rational value of a float (an array's entry at ``index``)."""
     return Fraction(float(np.asarray(value, dtype=np.float64)[index] if np.ndim(value) else value))

@@ -54,6 +54,7 @@ import torch
 from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
+    CANCELLATION_SHARE,
     WORKING_MIN,
     UserCallableError,
     as_float_array,
@@ -73,6 +74,7 @@ from algorithms._validation import (
     refuse_sparse,
     reseal_state,
     revalidate_if_reassigned,
+    rounded_where_cancelled,
     seal_arrays,
     store_plain_scalars,
     to_float,
@@ -471,42 +473,17 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     gradient, value = _through_fn(lambda: grad_and_value(fn)(theta), theta)
     _check_value(value, theta)
     _check_finite_gradient(gradient)
-    return _rounded_where_cancelled(_finite_step(theta - lr * gradient, lr), theta, gradient, lr)
+    # exact where θ and η∇fn cancel: η·∇fn rounded before the subtraction (heldout23's gd_step class)
+    return rounded_where_cancelled(
+        _finite_step(theta - lr * gradient, lr), theta,
+        lambda i: Fraction(float(theta[i])) - Fraction(lr) * Fraction(float(gradient[i])))
 
 
 #: an entry of θ − η∇fn(θ) at most this share of |θ| lost its digits to η·∇fn's rounding: recomputed exactly
-_CANCELLATION_SHARE = 2.0 ** -10
-
-
-def _rounded_where_cancelled(result: torch.Tensor, theta: torch.Tensor, gradient: torch.Tensor,
-                             lr: float) -> torch.Tensor:
-    """The map's entries where θ and η∇fn(θ) cancel, recomputed exactly from the floats and rounded once:
-    θ = 1e-30, ∇fn = 1e-20, η = 1e-10 gave 1.75e-46 for the formula's 1.02e-46 (η·∇fn rounded before the
-    subtraction; heldout23's gd_step class)."""
-    try:
-        cancelled = (result.abs() <= _CANCELLATION_SHARE * theta.abs()).nonzero()
-    except RuntimeError:    # under torch.func.vmap: no data-dependent branch (the batched caller's)
-        return result
-    if cancelled.numel() == 0:
-        return result
-    result = result.clone()
-    for (i,) in cancelled.tolist():
-        exact = Fraction(float(theta[i])) - Fraction(lr) * Fraction(float(gradient[i]))
-        result[i] = float(exact)
-    return result
-
-
 def _one_minus(lr: float, values: torch.Tensor, result: torch.Tensor) -> torch.Tensor:
-    """``result`` = 1 − η·values (entrywise) with its entries where 1 and η·v cancel (|result| <= 2**-10)
-    recomputed exactly from the floats and rounded once: η = 0.1, v = 10 gave 0 (a "singular" map) for the
-    exact 1 − 0.1000000000000000055·10 = −5.55e-17 (red23a, heldout23's gd_step class)."""
-    cancelled = (result.abs() <= _CANCELLATION_SHARE).nonzero()
-    if cancelled.numel() == 0:
-        return result
-    result = result.clone()
-    for index in cancelled.tolist():
-        result[tuple(index)] = float(1 - Fraction(lr) * Fraction(float(values[tuple(index)])))
-    return result
+    """``result`` = 1 − η·values (entrywise), exact where 1 and η·v cancel: η = 0.1, v = 10 gave 0 (a
+    "singular" map) for the exact 1 − 0.1000000000000000055·10 = −5.55e-17 (red23a, heldout23's class)."""
+    return rounded_where_cancelled(result, 1.0, lambda i: 1 - Fraction(lr) * Fraction(float(values[i])))
 
 
 def _check_finite_gradient(gradient: torch.Tensor) -> None:
@@ -550,7 +527,7 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
         raise ValueError("fn has a NaN or inf second derivative at theta (the Hessian is not finite)")
     jacobian = _finite_step(jacobian, lr)
     diagonal = jacobian.diagonal()
-    if bool((diagonal.abs() <= _CANCELLATION_SHARE).any()):   # 1 − η·H_ii cancelled: exact from H_ii
+    if bool((diagonal.abs() <= CANCELLATION_SHARE).any()):   # 1 − η·H_ii cancelled: exact from H_ii
         hessian = _through_fn(lambda: jacrev(grad(fn))(theta), theta)
         jacobian = jacobian.clone()
         jacobian.diagonal().copy_(_one_minus(lr, hessian.diagonal(), diagonal))
