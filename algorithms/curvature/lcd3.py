@@ -67,7 +67,8 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     in [1.18e-38, 3.4e38] (the working range: a subnormal G is refused naming G); inside these ranges the
     formula's value is returned (2Δ/G >= 1 clips the factor at 1: the Newton step), to full relative
     precision even where 2Δ/G is tiny (then the factor is Δ/G, e.g. 2.94e-78 at Δ = 1e-39, G = 3.4e38,
-    not the 0 a direct evaluation of 1 − √(1 − 2Δ/G) gives).
+    not the 0 a direct evaluation of 1 − √(1 − 2Δ/G) gives) and where 2Δ/G is just below 1 (the radicand is
+    taken as (G − 2Δ)/G, exact where G and 2Δ cancel).
 
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0
@@ -84,9 +85,12 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     if isinstance(radicand, float | np.floating):
         # numbers: the same value as r / (1 + √(1 − r)), r = 2Δ/G, which keeps its digits where 1 − √(1 − r)
         # cancels (r = 5e-40 gave 0: no step, where the step is Δ/G); r >= 1 (the localization set
-        # empty, f* inconsistent with C) clips at the Newton step 1
-        ratio = min(2 * float(delta) / float(G), 1.0)
-        return ratio / (1.0 + sqrt(1.0 - ratio))
+        # empty, f* inconsistent with C) clips at the Newton step 1. The radicand is (G − 2Δ)/G, not 1 − r:
+        # G − 2Δ is exact where they cancel (Sterbenz), while 1 − r kept r's rounding, up to 50 % of a small
+        # radicand (Δ = 1.4999999999999998, G = 3 gave 0.99999998946 for 0.99999998783)
+        delta, G = float(delta), float(G)
+        ratio = min(2 * delta / G, 1.0)
+        return ratio / (1.0 + sqrt(max((G - 2 * delta) / G, 0.0)))
     return 1 - sqrt(radicand)
 
 
