@@ -152,6 +152,14 @@ def _project(theta: torch.Tensor, gradients: torch.Tensor, lam: float) -> torch.
     shrink = lam / (1.0 + lam)
     if gradients.shape[0] == 0:
         return theta * shrink
+    # at unit scale (powers of two: exact; the span and the map's linearity in θ keep the answer): float32
+    # gradients of 3e38 had an inf singular value (no direction kept, θ shrunk to 0) and a θ of 3e38 an inf
+    # basis @ θ (NaN)
+    gradients = _times_power_of_two(gradients, -_exponent(gradients))
+    exponent = _exponent(theta)
+    if exponent != 0:
+        unit = _project(_times_power_of_two(theta, -exponent), gradients, lam)
+        return _times_power_of_two(unit, exponent)
     _, singular, basis = torch.linalg.svd(gradients, full_matrices=False)
     # the cut-off at the gradients' own rounding (numpy's matrix_rank rule): float32's dependent rows have
     # singular values ~1e-7 σ_max, above 1e-10, and were projected out as directions (an O(1) change)
@@ -160,6 +168,19 @@ def _project(theta: torch.Tensor, gradients: torch.Tensor, lam: float) -> torch.
     basis = basis[keep]
     parallel = basis.T @ (basis @ theta)
     return parallel + (theta - parallel) * shrink
+
+
+def _exponent(tensor: torch.Tensor) -> int:
+    """e with max |entry| in [2**(e-1), 2**e) (0 for a zero tensor)."""
+    top = float(tensor.abs().max()) if tensor.numel() else 0.0
+    return math.frexp(top)[1] if top != 0.0 and math.isfinite(top) else 0
+
+
+def _times_power_of_two(tensor: torch.Tensor, exponent: int) -> torch.Tensor:
+    """``tensor`` · 2**exponent, exact where the result is normal; in two factors, since 2**149 (float32's
+    subnormals up to unit scale) is itself past float32's range."""
+    half = exponent // 2
+    return tensor * math.ldexp(1.0, half) * math.ldexp(1.0, exponent - half)
 
 
 def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, period: int = 1,

@@ -51,6 +51,7 @@ from algorithms._validation import (
     refuse_sparse,
     remember_validated,
     revalidate_if_reassigned,
+    stable_norm,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
@@ -606,6 +607,13 @@ class UnlearningStats(Stats):
 _NONNEGATIVE_FIGURES = ("retain_loss", "forget_loss", "distance_to_retrain")
 
 
+def norm(t: torch.Tensor) -> float:
+    """‖t‖₂ as a float64, scaled where its squares leave float64 (:func:`stable_norm`): torch's float32
+    ``vector_norm`` sums float32 squares, so a gradient entry of 1e20 (valid data of 1e10) read as an inf norm
+    (a run of finite iterates ended ``Diverged``) and one of 1e-25 as 0 (a gradient criterion met at θ*)."""
+    return stable_norm(t.detach().to(device="cpu", dtype=torch.float64).numpy())
+
+
 def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> float:
     target = retrained_min_norm(problem)
     if target is None:
@@ -614,7 +622,7 @@ def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> floa
         return math.nan  # a diverged iterate (effective_predictor refuses non-finite parameters)
     if isinstance(problem.model, DeepLinear):
         theta = effective_predictor(problem.model, problem.unflatten(theta))
-    return float(torch.linalg.vector_norm(theta - target))
+    return norm(theta.to(torch.float64) - target.to(torch.float64))  # float32: no rounding to inf
 
 
 def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retcode: RetCode,
@@ -641,8 +649,8 @@ def _figure(value: Any) -> float:
 
 def diverged(theta: torch.Tensor, reference_norm: float) -> bool:
     """Non-finite, or grown past :data:`DIVERGENCE_FACTOR` · (1 + ‖θ*‖)."""
-    norm = float(torch.linalg.vector_norm(theta))
-    return not math.isfinite(norm) or norm > DIVERGENCE_FACTOR * (1.0 + reference_norm)
+    size = norm(theta)
+    return not math.isfinite(size) or size > DIVERGENCE_FACTOR * (1.0 + reference_norm)
 
 
 @contextlib.contextmanager
@@ -683,7 +691,7 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
     # float32 round-off (~1e-7 relative) sits far above the float64 defaults
     tol = options.tolerance(default_tol if problem.dtype == torch.float64 else max(default_tol, FLOAT32_TOL))
     stats = UnlearningStats()
-    reference_norm = float(torch.linalg.vector_norm(problem.params))
+    reference_norm = norm(problem.params)
     theta = start_theta.detach().clone()
     param = torch.nn.Parameter(theta.clone())
     optimizer = (torch.optim.Adam([param], lr=algorithm.lr) if algorithm.optimizer == "adam"
@@ -707,7 +715,7 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
                 value.backward()
             stats.f_calls += 1
             stats.grad_calls += 1
-            grad_norm = float(torch.linalg.vector_norm(param.grad))
+            grad_norm = norm(param.grad)
             value = value.detach()
             if not math.isfinite(float(value)) or not math.isfinite(grad_norm):
                 retcode = RetCode.Diverged
@@ -719,14 +727,14 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
                 break
             optimizer.step()
             stats.iterations = k + 1
-            moved = float(torch.linalg.vector_norm(param.detach() - previous))
+            moved = norm(param.detach().to(torch.float64) - previous.to(torch.float64))
             if diverged(param.detach(), reference_norm):
                 retcode = RetCode.Diverged
                 break
             if monitor.record(iteration=k + 1, objective=float(value), grad_norm=grad_norm, step=moved):
                 retcode = RetCode.Terminated
                 break
-            bound = tol * (1.0 + float(torch.linalg.vector_norm(previous)))
+            bound = tol * (1.0 + norm(previous))
             if criterion == "step" and (may_stop is None or may_stop(k)) and moved <= bound:
                 # no projection and a step that rounded away (lr = 0, 1.2e-38) at a gradient above the
                 # tolerance moved nothing: no progress possible, not the criterion (it read Success at θ*

@@ -39,6 +39,7 @@ from algorithms.unlearning.problem import (
     UnlearningStats,
     check_descent_hyperparameters,
     finish,
+    norm,
     retrained_min_norm,
     run_descent,
 )
@@ -86,8 +87,9 @@ def _solve(problem: UnlearningProblem, algorithm: Retrain, options: SolveOptions
     X, y = problem.retain
     theta = retrained_min_norm(problem)
     W = theta.reshape(y.shape[1], -1)
-    normal = float(torch.linalg.matrix_norm(X.T @ (X @ W.T - y)))
-    scale = 1.0 + float(torch.linalg.matrix_norm(X, ord=2)) ** 2 * float(torch.linalg.vector_norm(theta))
+    # norms in float64: float32's summed squares overflowed past 1.8e19 (a valid answer read as Failure)
+    normal = norm(X.T @ (X @ W.T - y))
+    scale = 1.0 + float(torch.linalg.matrix_norm(X.to(torch.float64), ord=2)) ** 2 * norm(theta)
     tol = options.tolerance(1e-10 if problem.dtype == torch.float64 else 1e-5)
     stats.iterations, stats.linear_solves = 1, 1
     monitor.record(iteration=1, normal_residual=normal)

@@ -1,0 +1,71 @@
+"""Round 25: float32 problems and projections near the working range's ends (references in float64/exact)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.core import RetCode
+from algorithms.unlearning import GradientDescent, LinearModel, MinNormOG, UnlearningProblem
+from algorithms.unlearning import orthogonal_gradient_step as step
+
+_X = [[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
+
+
+def _problem(scale: float, theta, dtype=torch.float32, y=(1.0, 2.0, 3.0)) -> UnlearningProblem:
+    X = torch.tensor(_X, dtype=dtype) * scale
+    y = torch.tensor(y, dtype=dtype)
+    return UnlearningProblem(LinearModel(3, seed=0), torch.tensor(theta, dtype=dtype), (X[:2], y[:2]),
+                             (X[2:], y[2:]))
+
+
+@pytest.mark.parametrize("scale", [1e10, 1e15])
+def test_float32_gradients_past_1e19_are_finite_not_diverged(scale):
+    # torch's float32 vector_norm summed float32 squares: ‖∇J‖ = 1.7e20 read as inf and the run of finite
+    # iterates ended Diverged at iteration 0
+    sol = solve(_problem(scale, [0.1, 0.2, 0.3]), MinNormOG())
+    assert sol.retcode == RetCode.Success and sol.stats.iterations >= 1
+    x = sol.x.double().numpy()
+    X = np.array(_X[:2])
+    assert np.allclose(X @ x, X @ np.array([0.1, 0.2, 0.3]), rtol=1e-6)  # kept θ*'s row-space part
+
+
+def test_float32_distance_to_retrain_of_a_huge_target_is_finite():
+    # the target pinv(X_r) y_r = 1.3e30 for data of 1e-30: its float32 norm was inf
+    sol = solve(_problem(1e-30, [0.1, 0.2, 0.3]), MinNormOG())
+    target = np.linalg.pinv(np.array(_X[:2]) * np.float32(1e-30)) @ np.array([1.0, 2.0])
+    reference = np.linalg.norm(sol.x.double().numpy() - target)
+    assert math.isclose(sol.stats.distance_to_retrain, reference, rel_tol=1e-5)
+
+
+def test_float32_gradient_below_1e_19_is_not_read_as_zero():
+    # labels of 1e-25 at θ* = 0: ∇J ~ 1e-25 had float32 squares of 1e-50 (0), so ‖∇J‖ = 0 <= tol = 1e-30
+    # was Success at θ* untouched
+    prob = _problem(1.0, [0.0, 0.0, 0.0], y=(1e-25, 2e-25, 3e-25))
+    sol = solve(prob, GradientDescent(lr=0.1), tol=1e-30, maxiters=3)
+    assert sol.retcode == RetCode.MaxIters and sol.stats.iterations == 3
+    assert math.isclose(sol.stats.grad_calls, 3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_orthogonal_gradient_step_near_the_working_range_top(dtype):
+    # float32: a θ of 3e38 had an inf basis @ θ (NaN), gradients of 3e38 an inf singular value (θ -> 0)
+    theta = torch.tensor([3e38, 3e38], dtype=dtype)
+    assert torch.allclose(step(theta, torch.tensor([[1.0, 1.0]], dtype=dtype)), theta, rtol=1e-6)
+    got = step(torch.tensor([1.0, 2.0], dtype=dtype), torch.tensor([[3e38, 3e38]], dtype=dtype))
+    assert torch.allclose(got, torch.tensor([1.5, 1.5], dtype=dtype), rtol=1e-6)
+    got = step(torch.tensor([1.0, 2.0], dtype=dtype), torch.tensor([[3e38, 3e38]], dtype=dtype), 1.0)
+    assert torch.allclose(got, torch.tensor([1.25, 1.75], dtype=dtype), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_orthogonal_gradient_step_at_tiny_scales(dtype):
+    tiny = float(torch.finfo(dtype).tiny)
+    got = step(torch.tensor([tiny, 2 * tiny], dtype=dtype), torch.tensor([[1e-30, 1e-30]], dtype=dtype))
+    assert torch.allclose(got, torch.tensor([1.5 * tiny, 1.5 * tiny], dtype=dtype), rtol=1e-6, atol=0)
+    got = step(torch.tensor([1.0, 2.0], dtype=dtype), torch.tensor([[tiny / 4, 0.0]], dtype=dtype))
+    assert torch.equal(got, torch.tensor([1.0, 0.0], dtype=dtype))
