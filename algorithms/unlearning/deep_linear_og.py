@@ -39,7 +39,12 @@ import torch
 
 from algorithms._validation import check_finite_data, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.unlearning.models import DeepLinear, check_model_dtype, effective_predictor
+from algorithms.unlearning.models import (
+    DeepLinear,
+    check_class_function,
+    check_model_dtype,
+    effective_predictor,
+)
 from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, checked_problem, finish
 
 __all__ = ["DeepLinearOG", "balanced_factorization", "lemma1_perturbation"]
@@ -50,8 +55,7 @@ _RANK_RTOL = 1e-10
 
 def _require_deep_linear(problem: UnlearningProblem) -> DeepLinear:
     checked_problem(problem)    # data edited in place since construction (NaN gave a NaN Δ) refused by name
-    if not isinstance(problem.model, DeepLinear):
-        raise TypeError(f"problem.model must be a DeepLinear network, got {type(problem.model).__name__}")
+    check_class_function("problem.model", problem.model, DeepLinear)  # a subclass's f: Theorem 3 is not its
     return problem.model
 
 
@@ -106,8 +110,7 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
     >>> round(float(theta @ theta), 6), round(3 * 5.0 ** (2 / 3), 6)
     (8.772053, 8.772053)
     """
-    if not isinstance(model, DeepLinear):
-        raise TypeError(f"model must be a DeepLinear network, got {type(model).__name__}")
+    check_class_function("model", model, DeepLinear)
     check_model_dtype(model)  # a float16 model: half-precision layout, silently
     for key, param in model.named_parameters():  # a NaN-weight model was factorized as if it were valid
         check_finite_data(f"model.{key}", param)

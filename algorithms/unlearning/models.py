@@ -281,10 +281,60 @@ class TwoLayerPerceptron(CheckedStateModule):
         return (self.features(X) @ self.c)[:, None]
 
 
+#: the methods that make up each model class's function: a subclass overriding one computes another f
+_FUNCTION_METHODS = ("forward", "features", "__call__", "_call_impl")
+
+
+def computes_class_function(model: Any, cls: type) -> bool:
+    """Whether ``model`` is a ``cls`` that computes ``cls``'s documented f (what the closed forms assume).
+
+    False for another type, for a subclass that overrides ``forward`` (or ``features``, ``__call__``), and for
+    an instance whose forward hooks (its own or torch's global ones) change its outputs; a hook that only
+    looks (returns None) keeps f. A LinearModel subclass whose forward added 1 was retrained by the closed
+    form θ = pinv(X) y, which ignored the 1, and reported Success with retain loss 1 (red25b)."""
+    if not isinstance(model, cls):
+        return False
+    kind = type(model)
+    if any(getattr(kind, name, None) is not getattr(cls, name, None) for name in _FUNCTION_METHODS):
+        return False
+    from torch.nn.modules import module as nn_module
+
+    if not (model._forward_hooks or model._forward_pre_hooks or nn_module._global_forward_hooks
+            or nn_module._global_forward_pre_hooks):
+        return True
+    weight = next(model.parameters())
+    # a few basis rows and a row of ones: enough to see a hook that changes outputs (not an (n, n) eye)
+    rows = min(model.in_features, 4)
+    probe = torch.cat([torch.eye(rows, model.in_features, dtype=weight.dtype, device=weight.device),
+                       torch.ones(1, model.in_features, dtype=weight.dtype, device=weight.device)])
+    try:
+        with torch.no_grad():
+            hooked, plain = model(probe), cls.forward(model, probe)
+    except Exception:  # a hook that raises: not the class's f
+        return False
+    return isinstance(hooked, torch.Tensor) and hooked.shape == plain.shape and bool(
+        torch.equal(hooked, plain))
+
+
+def check_class_function(name: str, model: Any, cls: type) -> None:
+    """Refuse, naming ``name``, a model that is not a ``cls`` computing ``cls``'s own f (see
+    :func:`computes_class_function`): a method built on that f's structure would answer for another f."""
+    if not isinstance(model, cls):
+        raise TypeError(f"{name} must be a {cls.__name__}, got {type(model).__name__}")
+    if not computes_class_function(model, cls):
+        how = ("a subclass overriding forward" if type(model) is not cls
+               else "a forward hook changes its outputs")
+        raise TypeError(f"{name} must compute {cls.__name__}'s own f (this method relies on its structure), "
+                        f"got a {type(model).__name__} whose f differs ({how}); use a method for any model "
+                        f"(MinNormOG, GradientDescent, Retrain)")
+
+
 def effective_predictor(model: torch.nn.Module,
                         params: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
     """The linear map x -> f(θ, x) as a vector: θ itself for :class:`LinearModel` (one output),
     ``A_1ᵀ ⋯ A_{L-1}ᵀ c`` for :class:`DeepLinear`; ``params`` (name -> tensor) default to the model's.
+    ``model`` must compute its class's own f: a subclass overriding ``forward`` or a forward hook that changes
+    its outputs is refused (TypeError naming ``model``), since the vector would not be its map.
 
     ``params``' tensors share one dtype, float32 or float64 (a mix, half precision, integers or complex
     are refused by name); the result has that dtype, which may differ from the model's own parameters'
@@ -297,6 +347,7 @@ def effective_predictor(model: torch.nn.Module,
     if not isinstance(model, LinearModel | DeepLinear):
         raise TypeError("model must be a LinearModel or a DeepLinear (a linear map), "
                         f"got {type(model).__name__}")
+    check_class_function("model", model, LinearModel if isinstance(model, LinearModel) else DeepLinear)
     if params is None:
         params = {k: p.detach() for k, p in model.named_parameters()}
     names = [k for k, _ in model.named_parameters()]

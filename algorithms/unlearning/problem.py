@@ -55,7 +55,13 @@ from algorithms._validation import (
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
-from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
+from algorithms.unlearning.models import (
+    DeepLinear,
+    LinearModel,
+    check_model_dtype,
+    computes_class_function,
+    effective_predictor,
+)
 
 __all__ = ["UnlearningProblem", "UnlearningStats", "forget_split", "retrained_min_norm"]
 
@@ -561,12 +567,13 @@ def retrained_min_norm(problem: UnlearningProblem) -> torch.Tensor | None:
 
     :class:`LinearModel`: the minimum-norm interpolator pinv(X_r) y_r (least squares when D_r
     cannot be interpolated), flat. :class:`DeepLinear`: the minimum-norm *effective predictor*
-    of D_r (what Theorem 3 recovers), a vector of length in_features.
+    of D_r (what Theorem 3 recovers), a vector of length in_features. A subclass of either that overrides
+    ``forward`` (or a forward hook that changes the outputs) computes another f: None, as for other models.
     """
     X, y = checked_problem(problem).retain
-    if isinstance(problem.model, LinearModel):
+    if computes_class_function(problem.model, LinearModel):
         return (torch.linalg.pinv(X) @ y).T.reshape(-1)
-    if isinstance(problem.model, DeepLinear):
+    if computes_class_function(problem.model, DeepLinear):
         return torch.linalg.pinv(X) @ y[:, 0]
     return None
 
@@ -581,7 +588,8 @@ class UnlearningStats(Stats):
 
     ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` (>= 0, or NaN) is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
-    for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient
+    for a :class:`DeepLinear` (each computing its class's own f), NaN for other models (subclasses
+    overriding ``forward`` included); ``projections`` counts orthogonal-gradient
     updates (MinNorm-OG). The three figures are >= 0 (a mean of squares, a norm; computed, so not held to the
     working range: inf where the run diverged) or NaN (not computed); a negative one is refused by name, at
     construction or when set.

@@ -4,7 +4,9 @@ For a :class:`~algorithms.unlearning.LinearModel` the answer is closed form: the
 least-squares solution pinv(X_r) y_r, the limit of gradient descent from 0 (Proposition 2 of the
 paper's Appendix C) and the exact unlearning target of problem (4) with R(θ) = ‖θ‖². It is
 checked by the normal equations ‖X_rᵀ(X_r θ − y_r)‖ <= tol·(1 + ‖X_r‖²‖θ‖) (default 1e-10)
-before it is called ``Success`` (``Failure`` otherwise).
+before it is called ``Success`` (``Failure`` otherwise). The closed form is LinearModel's own f: a
+subclass overriding ``forward`` (or a forward hook that changes the outputs) is another f and is retrained
+by descent, as below.
 
 For any other model, training restarts from the model's own registered parameters (the fresh
 initialization, not θ*) and descends J(θ; D_r) with ``optimizer`` ("adam" by default, as the
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 import torch
 
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.unlearning.models import LinearModel
+from algorithms.unlearning.models import LinearModel, computes_class_function
 from algorithms.unlearning.problem import (
     UnlearningProblem,
     UnlearningStats,
@@ -53,7 +55,8 @@ class Retrain(Algorithm):
     (0 or at least 1.18e-38, at most 3.4e38: ``lr = 0`` returns the fresh initialization itself, a
     diagnostic the tests use; the closed form ignores ``lr``) with ``optimizer`` "adam" or "sgd".
 
-    One pass for ``callback`` on a :class:`~algorithms.unlearning.LinearModel` only (the closed form): it
+    One pass for ``callback`` on a :class:`~algorithms.unlearning.LinearModel` computing its own f only (the
+    closed form; not a subclass overriding ``forward``): it
     is called once, with the final record, after the work is done, so a ``True`` it returns changes
     nothing (the retcode stays the run's own: core's callback rule). On any other model Retrain iterates:
     ``callback`` is called at every record and a ``True`` ends the run ``Terminated`` right after it, as
@@ -69,12 +72,12 @@ class Retrain(Algorithm):
     def runs_in_one_pass(self, problem: object) -> bool:
         """Whether ``problem`` is solved in one pass: True on a LinearModel (the closed form), False on
         any other model (iterative descent)."""
-        return isinstance(getattr(problem, "model", None), LinearModel)
+        return computes_class_function(getattr(problem, "model", None), LinearModel)
 
 
 @_dispatch
 def _solve(problem: UnlearningProblem, algorithm: Retrain, options: SolveOptions) -> Solution:
-    if not isinstance(problem.model, LinearModel):
+    if not computes_class_function(problem.model, LinearModel):  # a subclass's own forward: descent
         return run_descent(problem, algorithm, options, start_theta=problem.init_params,
                            objective=lambda theta, _t: problem.loss(theta, problem.retain),
                            default_maxiters=1000, default_tol=1e-6)

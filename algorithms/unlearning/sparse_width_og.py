@@ -40,7 +40,7 @@ import torch
 
 from algorithms._validation import check_bool, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.unlearning.models import TwoLayerPerceptron, check_model_dtype
+from algorithms.unlearning.models import TwoLayerPerceptron, check_class_function, check_model_dtype
 from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
 
 __all__ = ["SparseWidthOG", "active_neurons", "prune_inactive_neurons"]
@@ -127,8 +127,7 @@ class SparseWidthOG(Algorithm):
 @_dispatch
 def _solve(problem: UnlearningProblem, algorithm: SparseWidthOG, options: SolveOptions) -> Solution:
     model = problem.model
-    if not isinstance(model, TwoLayerPerceptron):
-        raise TypeError(f"problem.model must be a TwoLayerPerceptron, got {type(model).__name__}")
+    check_class_function("problem.model", model, TwoLayerPerceptron)  # ∇_c f = φ(A x) is its f's structure
     begin = time.perf_counter()
     stats = UnlearningStats()
     monitor = IterationMonitor(options, total=1, desc="SparseWidthOG")
