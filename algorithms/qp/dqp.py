@@ -1515,6 +1515,11 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
         P, G, A = (None if M is None else sp.csc_matrix(M) for M in (P, G, A))
     elif qp.sparse and backend not in qpsolvers.sparse_solvers:  # a dense-only backend (quadprog, daqp)
         P, G, A = (M.toarray() if sp.issparse(M) else M for M in (P, G, A))
+    if backend == "highs" and P is not None:
+        # HiGHS reads its Hessian as the lower triangle (kTriangular) and qpsolvers 4.11 hands it the full
+        # matrix: every P with an off-diagonal entry came back as a wrong point (our check: Failure) or
+        # "not found" (unconstrained); the lower triangle is the same P to HiGHS, and the answer is right
+        P = sp.tril(sp.csc_matrix(P), format="csc")
     kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
     # writeable copies: the QP's arrays are read-only, and daqp's (Cython) buffers refuse read-only memory
     P, q, G, h, A, b, lb, ub = (_writeable(M) for M in (P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub))

@@ -27,13 +27,25 @@ def test_unconstrained_closed_form(backend):
     M = rng.standard_normal((5, 5))
     P, q = M @ M.T + np.eye(5), rng.standard_normal(5)
     sol = solve(QP(P=P, q=q), DQP(backend=backend))
-    if backend == "highs" and sol.retcode is RetCode.Failure:
-        # highspy 1.16 returns "not found" on unconstrained QPs: an honest Failure, never a wrong x
-        assert np.all(np.isnan(sol.x)) and sol.warnings
-        return
+    # highs answered "not found" here (qpsolvers handed HiGHS the full P, which it reads as a lower triangle)
     assert sol.retcode is RetCode.Success
     np.testing.assert_allclose(sol.x, -np.linalg.solve(P, q), atol=1e-10)
     assert sol.value == pytest.approx(-0.5 * q @ np.linalg.solve(P, q))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dense_hessian_against_a_conic_solve(backend):
+    # red25a: DQP(backend="highs") answered Failure on every P with an off-diagonal entry (qpsolvers 4.11
+    # passes HiGHS the full P, which HiGHS reads as its lower triangle: a wrong point that our check caught)
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((4, 4))
+    P, q = M @ M.T, rng.standard_normal(4)
+    G, h = rng.standard_normal((3, 4)), rng.random(3)
+    sol = solve(QP(P=P, q=q, G=G, h=h), DQP(backend=backend))
+    reference = solve(QP(P=P, q=q, G=G, h=h), DQP(backend="clarabel"))
+    assert sol.retcode is RetCode.Success and reference.retcode is RetCode.Success
+    np.testing.assert_allclose(sol.x, [0.80368758, -0.12581879, -0.02314099, 0.01084513], atol=1e-7)
+    np.testing.assert_allclose(sol.x, reference.x, atol=1e-8)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
