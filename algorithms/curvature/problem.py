@@ -1081,12 +1081,15 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
         return float(r @ r)
 
     def curvature(x):
+        # 2 Aᵀr̂ r̂ᵀA with r̂ = r/‖r‖: C does not depend on ‖r‖, but (2/‖r‖²)·(Aᵀr)(Aᵀr)ᵀ gave 0 where ‖r‖²
+        # underflowed (r = 1e-170: C = 0 for 2 e₁e₁ᵀ) and NaN where it overflowed
         r = A @ x - b
-        nr2 = float(r @ r)
-        if nr2 == 0.0:
+        with np.errstate(over="ignore"):  # ‖r‖² past float64: stable_norm rescales
+            norm = stable_norm(r)
+        if norm == 0.0:
             return np.zeros((A.shape[1], A.shape[1]))
-        v = A.T @ r
-        return (2.0 / nr2) * np.outer(v, v)
+        v = A.T @ (r / norm)
+        return 2.0 * np.outer(v, v)
 
     _check_residual_start(f, A, b, x0)
     with blamed_on(A=A, b=b):
@@ -1366,11 +1369,7 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
         a = np.abs(np.asarray(x, np.float64))
         if curvature == "diagonal":
             return p * a ** (p - 2.0)
-        S = float(np.sum(a**p))
-        if S == 0.0:
-            return np.zeros((d, d))
-        v = w(x)
-        return (p / S) * np.outer(v, v)
+        return p * _rank_one_factor(np.asarray(x, np.float64), p)
 
     _check_start_value(f, x0, p)
     if p == 2.0:
@@ -1380,6 +1379,25 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
     with blamed_on(p=p):
         return CurvatureProblem(f=f, grad=lambda x: p * w(x), curvature=curv, L_C=L_C, x0=x0,
                                 f_star=0.0, x_star=np.zeros(d), L=L, name=f"‖x‖_{p:g}^{p:g} ({curvature} C)")
+
+
+def _rank_one_factor(y: np.ndarray, p: float) -> np.ndarray:
+    """vvᵀ with v = w/‖y‖_p^{p/2}, w = y|y|^{p−2}, so that C₂(y) = p·wwᵀ/‖y‖_p^p = p·vvᵀ: 1/S times wwᵀ formed
+    wwᵀ first, which overflowed (y = (1e100, 1e99), p = 3: NaN where C = 3e100) or underflowed (y = 1e-120: 0
+    where C = 3e-120) with C representable. Where S = Σ|yᵢ|^p leaves float64's normal range, y is scaled by
+    its largest entry: v = sign(y)·u^{p−1}·top^{p/2−1}/√(Σu^p), u = |y|/top."""
+    a = np.abs(y)
+    top = float(np.max(a, initial=0.0))
+    if top == 0.0:
+        return np.zeros((y.size, y.size))
+    with np.errstate(over="ignore", under="ignore"):
+        S = float(np.sum(a**p))
+        if np.finfo(np.float64).tiny <= S < math.inf:
+            v = y * a ** (p - 2.0) / math.sqrt(S)
+        else:
+            u = a / top
+            v = np.sign(y) * u ** (p - 1.0) * (top ** (p / 2.0 - 1.0) / math.sqrt(float(np.sum(u**p))))
+        return np.outer(v, v)
 
 
 def _nonempty_start(x0: Any) -> np.ndarray:

@@ -32,3 +32,33 @@ def test_lcd3_stepsize_full_relative_precision_over_the_working_range(seed):
         delta = near if rng.random() < 0.5 else float(10.0 ** rng.uniform(-39, 38))
         want = _lcd3_reference(delta, G)
         assert lcd3_stepsize(delta, G) == pytest.approx(float(want), rel=1e-15), (delta, G)
+
+
+def test_lp_norm_power_rank_one_curvature_at_tiny_and_huge_points():
+    # C₂(y) = p wwᵀ/‖y‖_p^p formed wwᵀ first: y = 1e-120 gave C = 0 (S underflowed) for 3e-120, y = (1e100,
+    # 1e99) NaN (wwᵀ overflowed) for a representable C
+    from algorithms.curvature import lp_norm_power
+
+    def reference(y, p):
+        y = [mpmath.mpf(float(t)) for t in y]
+        S = sum(abs(t) ** p for t in y)
+        w = [t * abs(t) ** (p - 2) for t in y]
+        return np.array([[float(p * a * b / S) for b in w] for a in w])
+
+    for p in (2.0, 2.5, 3.0, 4.0):
+        prob = lp_norm_power(p, x0=np.array([1.0, 0.5]), curvature="rank_one")
+        for y in ([1e-120, 1e-121], [1e100, -1e99], [1.0, -0.5], [3.0, 1e-5], [1e-300, -2e-300]):
+            got, want = prob.curvature_at(np.array(y)), reference(y, p)
+            assert np.allclose(got, want, rtol=1e-14, atol=0), (p, y, got, want)
+
+
+def test_squared_norm_residual_curvature_does_not_depend_on_the_residual_scale():
+    # (2/‖r‖²)(Aᵀr)(Aᵀr)ᵀ: 0 where ‖r‖² underflowed (r ~ 1e-170), NaN where it overflowed (r ~ 1e170)
+    from algorithms.curvature import squared_norm_residual
+
+    A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    prob = squared_norm_residual(A, np.zeros(3), x0=np.ones(2))
+    want = prob.curvature_at(np.array([1.0, 0.0]))
+    assert np.allclose(want, [[70.0, 88.0], [88.0, 88.0**2 / 70.0]], rtol=1e-14)
+    for scale in (1e-170, 1e-300, 1e170):
+        assert np.allclose(prob.curvature_at(np.array([scale, 0.0])), want, rtol=1e-14, atol=0), scale
