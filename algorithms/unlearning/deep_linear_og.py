@@ -12,8 +12,10 @@ D_r. ``complexity="parameter"`` then re-factors that predictor as the balanced r
 of Theorem 4 (:func:`balanced_factorization`), the minimum-‖θ‖² interpolator of D_r.
 :func:`lemma1_perturbation` is Lemma 1's explicit feasible perturbation.
 
-Direct solver: ``Success`` when the result interpolates D_r to tol·(1 + max|y_r|) (default
-1e-8 in float64, 1e-4 in float32), ``Failure`` otherwise; ``maxiters=0`` returns θ* (MaxIters).
+Direct solver: ``Success`` when the result interpolates every retained row to its own scale,
+|f(θ, x_i) − y_i| <= tol·(1 + |y_i| + ‖x_i‖·‖w(θ)‖) (default tol 1e-8 in float64, 1e-4 in float32; a
+row with a small label is not excused by another's large one), ``Failure`` otherwise; ``maxiters=0``
+returns θ* (MaxIters).
 
 References
 ----------
@@ -45,7 +47,14 @@ from algorithms.unlearning.models import (
     check_model_dtype,
     effective_predictor,
 )
-from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, checked_problem, finish
+from algorithms.unlearning.problem import (
+    UnlearningProblem,
+    UnlearningStats,
+    checked_problem,
+    finish,
+    norm,
+    rows_within,
+)
 
 __all__ = ["DeepLinearOG", "balanced_factorization", "lemma1_perturbation"]
 
@@ -193,11 +202,16 @@ def _solve(problem: UnlearningProblem, algorithm: DeepLinearOG, options: SolveOp
         theta = balanced_factorization(model, effective_predictor(model, problem.unflatten(theta)))
     X, y = problem.retain
     finite = bool(torch.isfinite(theta).all())  # a failed solve: NaN residual (predict refuses NaN theta)
-    residual = float((problem.predict(theta, X) - y).abs().max()) if finite else math.nan
+    residuals = problem.predict(theta, X) - y if finite else torch.full_like(y, math.nan)
+    residual = float(residuals.abs().max())
     tol = options.tolerance(1e-8 if problem.dtype == torch.float64 else 1e-4)
     stats.iterations, stats.grad_calls, stats.linear_solves, stats.projections = 1, 1, 1, 1
     monitor.record(iteration=1, interpolation_residual=residual)
     monitor.close()
-    retcode = RetCode.Success if residual <= tol * (1.0 + float(y.abs().max())) else RetCode.Failure
+    # per row, on the row's own scale (‖x_i‖·‖w‖ bounds the terms of x_i·w): see rows_within
+    magnitude = torch.zeros_like(y) if not finite else (
+        torch.linalg.vector_norm(X.to(torch.float64), dim=1, keepdim=True)
+        * norm(effective_predictor(model, problem.unflatten(theta))))
+    retcode = RetCode.Success if rows_within(residuals, y, magnitude, tol) else RetCode.Failure
     # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return finish(problem, algorithm, theta, retcode, stats, begin, monitor.trace)

@@ -622,6 +622,17 @@ def norm(t: torch.Tensor) -> float:
     return stable_norm(t.detach().to(device="cpu", dtype=torch.float64).numpy())
 
 
+def rows_within(residuals: torch.Tensor, y: torch.Tensor, magnitude: torch.Tensor, tol: float) -> bool:
+    """Every retained row's |residual| <= tol·(1 + |y_i| + magnitude_i), ``magnitude`` the size of the terms
+    the row's prediction sums (its rounding scale), each row on its own scale: one tolerance
+    tol·(1 + max|y|) let a label of 1e11 excuse a residual of 1 on a row labelled 1 (Success for a
+    predictor that dropped that row)."""
+    residuals, y, magnitude = (t.detach().to(torch.float64) for t in (residuals, y, magnitude))
+    if not bool(torch.isfinite(residuals).all()):
+        return False
+    return bool((residuals.abs() <= tol * (1.0 + y.abs() + magnitude)).all())
+
+
 def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> float:
     target = retrained_min_norm(problem)
     if target is None:

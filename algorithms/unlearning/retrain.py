@@ -3,8 +3,9 @@
 For a :class:`~algorithms.unlearning.LinearModel` the answer is closed form: the minimum-norm
 least-squares solution pinv(X_r) y_r, the limit of gradient descent from 0 (Proposition 2 of the
 paper's Appendix C) and the exact unlearning target of problem (4) with R(θ) = ‖θ‖². It is
-checked by the normal equations ‖X_rᵀ(X_r θ − y_r)‖ <= tol·(1 + ‖X_r‖²‖θ‖) (default 1e-10)
-before it is called ``Success`` (``Failure`` otherwise). The closed form is LinearModel's own f: a
+checked by the normal equations, each on its own scale, |X_rᵀ(X_r θ − y_r)|_j <= tol·(1 + (|X_r|ᵀ(|y_r| +
+|X_r||θ|))_j) for every j (default tol 1e-10; a huge row does not excuse another's misfit), before it is
+called ``Success`` (``Failure`` otherwise). The closed form is LinearModel's own f: a
 subclass overriding ``forward`` (or a forward hook that changes the outputs) is another f and is retrained
 by descent, as below.
 
@@ -90,13 +91,17 @@ def _solve(problem: UnlearningProblem, algorithm: Retrain, options: SolveOptions
     X, y = problem.retain
     theta = retrained_min_norm(problem)
     W = theta.reshape(y.shape[1], -1)
-    # norms in float64: float32's summed squares overflowed past 1.8e19 (a valid answer read as Failure)
-    normal = norm(X.T @ (X @ W.T - y))
-    scale = 1.0 + float(torch.linalg.matrix_norm(X.to(torch.float64), ord=2)) ** 2 * norm(theta)
+    residuals = X.T @ (X @ W.T - y)
+    normal = norm(residuals)
+    # each normal equation on its own scale, |X|ᵀ(|y| + |X||W|ᵀ) (the terms it sums): one global
+    # ‖X‖²‖θ‖ let a row of 1e17 excuse a dropped row of 1 (Success at a θ that does not fit it)
+    X64, W64, y64 = X.to(torch.float64), W.to(torch.float64), y.to(torch.float64)
+    scale = X64.abs().T @ (y64.abs() + X64.abs() @ W64.abs().T)
     tol = options.tolerance(1e-10 if problem.dtype == torch.float64 else 1e-5)
     stats.iterations, stats.linear_solves = 1, 1
     monitor.record(iteration=1, normal_residual=normal)
     monitor.close()
-    retcode = RetCode.Success if normal <= tol * scale else RetCode.Failure
+    fits = bool(torch.isfinite(residuals).all()) and bool((residuals.abs() <= tol * (1.0 + scale)).all())
+    retcode = RetCode.Success if fits else RetCode.Failure
     # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return finish(problem, algorithm, theta, retcode, stats, begin, monitor.trace)

@@ -12,8 +12,9 @@ whose output weight is zero (Proposition 1, Corollary 1, :func:`prune_inactive_n
 Exact ℓ0 minimization is combinatorial; the point returned need not have the fewest neurons,
 only at most s (what the theorem guarantees for the relaxed problem's solution).
 
-Direct solver: ``Success`` when D_r is interpolated to tol·(1 + max|y_r|) (default 1e-8,
-float32 1e-4) with at most s active neurons, ``Failure`` otherwise; ``maxiters=0`` returns θ*.
+Direct solver: ``Success`` when every retained row is interpolated to its own scale,
+|f(θ, x_i) − y_i| <= tol·(1 + |y_i| + Σ_k |c_k φ(a_k·x_i)|) (default tol 1e-8, float32 1e-4), with at most s
+active neurons, ``Failure`` otherwise; ``maxiters=0`` returns θ*.
 
 References
 ----------
@@ -41,7 +42,7 @@ import torch
 from algorithms._validation import check_bool, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.models import TwoLayerPerceptron, check_class_function, check_model_dtype
-from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
+from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish, rows_within
 
 __all__ = ["SparseWidthOG", "active_neurons", "prune_inactive_neurons"]
 
@@ -142,13 +143,16 @@ def _solve(problem: UnlearningProblem, algorithm: SparseWidthOG, options: SolveO
     if algorithm.prune:
         theta = prune_inactive_neurons(model, theta)
     finite = bool(torch.isfinite(theta).all())  # a failed solve: NaN residual (predict refuses NaN theta)
-    residual = float((problem.predict(theta, X) - y).abs().max()) if finite else math.nan
+    residuals = problem.predict(theta, X) - y if finite else torch.full_like(y, math.nan)
+    residual = float(residuals.abs().max())
+    # per row, on the row's own scale Σ_k |c_k φ(a_k·x_i)| (the terms its prediction sums): see rows_within
+    magnitude = (features.detach().abs() @ c.abs().to(features.dtype))[:, None]
     width = active_neurons(model, theta)
     tol = options.tolerance(1e-8 if problem.dtype == torch.float64 else 1e-4)
     stats.iterations, stats.grad_calls, stats.linear_solves, stats.projections = 1, 1, 1, 1
     monitor.record(iteration=1, interpolation_residual=residual, active_neurons=width, rank=s)
     monitor.close()
-    ok = residual <= tol * (1.0 + float(y.abs().max())) and width <= s
+    ok = rows_within(residuals, y, magnitude, tol) and width <= s
     retcode = RetCode.Success if ok else RetCode.Failure
     # one pass: a callback's True for the record after the work changes nothing (core's contract)
     return finish(problem, algorithm, theta, retcode, stats, begin,

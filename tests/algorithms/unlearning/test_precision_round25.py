@@ -10,7 +10,18 @@ import torch
 
 from algorithms import solve
 from algorithms.core import RetCode
-from algorithms.unlearning import GradientDescent, LinearModel, MinNormOG, UnlearningProblem
+from algorithms.unlearning import (
+    DeepLinear,
+    DeepLinearOG,
+    GradientDescent,
+    LinearModel,
+    MinNormOG,
+    Retrain,
+    SparseWidthOG,
+    TwoLayerPerceptron,
+    UnlearningProblem,
+    balanced_factorization,
+)
 from algorithms.unlearning import orthogonal_gradient_step as step
 
 _X = [[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
@@ -69,3 +80,48 @@ def test_orthogonal_gradient_step_at_tiny_scales(dtype):
     assert torch.allclose(got, torch.tensor([1.5 * tiny, 1.5 * tiny], dtype=dtype), rtol=1e-6, atol=0)
     got = step(torch.tensor([1.0, 2.0], dtype=dtype), torch.tensor([[tiny / 4, 0.0]], dtype=dtype))
     assert torch.equal(got, torch.tensor([1.0, 0.0], dtype=dtype))
+
+
+# ----------------------------------------------------------------------------- class B: per-row acceptance
+def _deep_linear_problem(big: float) -> UnlearningProblem:
+    X = torch.tensor([[big, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=torch.float64)
+    y = torch.tensor([big, 1.0, 1.0], dtype=torch.float64)
+    net = DeepLinear(4, (3, 3), seed=0)
+    theta = balanced_factorization(net, torch.tensor([1.0, 1.0, 1.0, 5.0], dtype=torch.float64))
+    return UnlearningProblem(net, theta, (X[:2], y[:2]), (X[2:], y[2:]))
+
+
+@pytest.mark.parametrize("complexity", ["predictor", "parameter"])
+def test_deep_linear_og_success_fits_every_row_on_its_own_scale(complexity):
+    # the rank cut drops the row of 1 beside a row of 1e11: its residual 1 passed tol·(1 + max|y|) = 1e3
+    sol = solve(_deep_linear_problem(1e11), DeepLinearOG(complexity))
+    prediction = sol.problem.predict(sol.x, sol.problem.retain[0])[:, 0]
+    assert abs(float(prediction[1]) - 1.0) > 0.5 and sol.retcode == RetCode.Failure
+    sol = solve(_deep_linear_problem(1e5), DeepLinearOG(complexity))  # both rows kept: still Success
+    assert sol.retcode == RetCode.Success
+
+
+def test_retrain_normal_equations_on_their_own_scale():
+    # pinv drops the row of 1 beside a row of 1e17: ‖Xᵀr‖ = 1 passed tol·(1 + ‖X‖²‖θ‖) = 1e24
+    X = torch.tensor([[1e17, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=torch.float64)
+    y = torch.tensor([1e17, 1.0, 2.0], dtype=torch.float64)
+    prob = UnlearningProblem(LinearModel(2, seed=0), torch.ones(2, dtype=torch.float64), (X[:2], y[:2]),
+                             (X[2:], y[2:]))
+    sol = solve(prob, Retrain())
+    assert float(sol.x[1]) == 0.0 and sol.retcode == RetCode.Failure
+    X[0, 0] = 1e10  # both kept: Success
+    y[0] = 1e10
+    prob = UnlearningProblem(LinearModel(2, seed=0), torch.ones(2, dtype=torch.float64), (X[:2], y[:2]),
+                             (X[2:], y[2:]))
+    assert solve(prob, Retrain()).retcode == RetCode.Success
+
+
+def test_sparse_width_og_success_fits_every_row_on_its_own_scale():
+    net = TwoLayerPerceptron(2, 3, seed=0)
+    X = torch.tensor([[1.0, 0.0], [1e-11, 1e-11], [1.0, 1.0]], dtype=torch.float64)
+    y = torch.tensor([1e11, 1.0, 2.0], dtype=torch.float64)
+    theta = torch.cat([q.detach().reshape(-1) for q in net.parameters()]).to(torch.float64)
+    prob = UnlearningProblem(net, theta, (X[:2], y[:2]), (X[2:], y[2:]))
+    sol = solve(prob, SparseWidthOG())
+    residual = abs(float(prob.predict(sol.x, X[:2])[1, 0]) - 1.0)
+    assert residual > 1e-3 and sol.retcode == RetCode.Failure
