@@ -1015,6 +1015,8 @@ class KKTFactor:
 
 
 _RESIDUALS = ("stationarity", "primal_residual", "dual_residual", "complementarity")
+#: kkt_residuals' keys
+_RESIDUALS_KEYS = ("stationarity", "primal", "dual", "complementarity")
 
 
 @dataclass
@@ -1434,13 +1436,28 @@ def _unit_rows(M):
     return sp.diags(scale) @ M if sp.issparse(M) else M * scale[:, None]
 
 
+def _unit_rows_with(M, rhs):
+    """The rows of M and their right-hand sides divided by each row's largest |entry| (zero rows kept)."""
+    if M is None:
+        return None, None
+    top = np.asarray(abs(M).max(axis=1).todense()).ravel() if sp.issparse(M) else np.abs(M).max(axis=1)
+    top = np.where(top > 0, top, 1.0)
+    return (sp.diags(1.0 / top) @ M if sp.issparse(M) else M / top[:, None]), rhs / top
+
+
 def _diagnose(P, q, G, h, A, b) -> RetCode | None:
     """Infeasible / Unbounded by two LPs (HiGHS via scipy), or None when neither is shown."""
     from scipy.optimize import linprog
 
     n = q.size
-    feas = linprog(np.zeros(n), A_ub=G, b_ub=h, A_eq=A, b_eq=b, bounds=(None, None), method="highs")
-    if feas.status == 2:
+    # each row and its right-hand side scaled to unit max-norm (the same set): HiGHS drops coefficients below
+    # 1e-9, so x2 = 1e20 written as 1e-20·x2 = 1 read as 0 = 1 and a feasible QP came back Infeasible
+    G_s, h_s = _unit_rows_with(G, h)
+    A_s, b_s = _unit_rows_with(A, b)
+    feas = linprog(np.zeros(n), A_ub=G_s, b_ub=h_s, A_eq=A_s, b_eq=b_s, bounds=(None, None), method="highs")
+    # scipy's status 2 is also HiGHS's "Model error" (a right-hand side of magnitude >= 1e20, which HiGHS
+    # reads as infinite: x2 <= -1e20 was "infeasible"); only HiGHS's own infeasible status shows it
+    if feas.status == 2 and "infeasible" in str(feas.message).lower():
         return RetCode.Infeasible
     # a recession direction d: P d = 0, A d = 0, G d ≤ 0 with qᵀd < 0 (|d|∞ ≤ 1); the rows of P and A are
     # scaled to unit max-norm (the same null space): HiGHS drops coefficients below 1e-9, so P = 1e-30 (a
@@ -1708,18 +1725,27 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     ``(z, max(−z_box_L, 0), max(z_box_U, 0))``; a ``z_box`` entry of the wrong sign for its bound (or
     at a free side) is a stationarity and dual violation.
 
-    Each residual is divided by the scale of the terms it compares, so that it is
-    invariant under scaling the data:
+    Each residual is divided by the scale of the terms it compares, so that it is invariant under scaling
+    the data; the primal and complementarity residuals row by row, so that one huge row cannot hide another
+    (``(|G||x|)ᵢ = Σⱼ |Gᵢⱼ xⱼ|``, what bounds the round-off of ``(Gx)ᵢ``):
 
-    * stationarity ``‖Px + q + Aᵀy + Gᵀz‖∞ / max(1, ‖q‖∞, ‖Px‖∞, ‖Aᵀy‖∞, ‖Gᵀz‖∞)``;
-    * primal ``max(‖Ax − b‖∞, ‖(Gx − h)₊‖∞) / max(1, ‖b‖∞, ‖Ax‖∞, ‖h‖∞, ‖Gx‖∞)``;
-    * dual ``‖z₋‖∞ / max(1, ‖z‖∞)``;
-    * complementarity ``‖z ∘ (h − Gx)‖∞ / (max(1, ‖z‖∞) · max(1, ‖h‖∞, ‖Gx‖∞))``;
+    * stationarity ``‖Px + q + Aᵀy + Gᵀz‖∞ / max(1, ‖q‖∞, ‖Px‖∞, ‖Aᵀy‖∞, ‖Gᵀz‖∞)`` (one scale for the
+      gradient: a coordinate whose terms cancel, as at x* = (1e12, 1e12) of P = [[1, −1], [−1, 2]], has a
+      right answer's rounding far above its own terms; so one entry of q of 1e15 also hides a gradient
+      error 0.5 of another coordinate);
+    * primal ``maxᵢ`` of ``|(Ax − b)ᵢ| / max(1, |bᵢ|, (|A||x|)ᵢ)`` and ``(Gx − h)ᵢ₊ / sᵢ``,
+      ``sᵢ = max(1, |hᵢ|, (|G||x|)ᵢ)``;
+    * dual ``‖z₋‖∞ / max(1, ‖z‖∞)`` (the multipliers are judged as one vector);
+    * complementarity ``maxᵢ |zᵢ (h − Gx)ᵢ| / (max(1, ‖z‖∞) · sᵢ)``;
     * with bounds, stationarity is also at least ``‖f‖∞ / max(1, ‖q‖∞, ‖z_box‖∞)``, f the part of ``z_box``
       no bound absorbs (a wrong sign, or a free side; a fixed variable's entry absorbs either sign); and the
-      primal residual is the larger of that of the rows of A and G (scaled by ``b``, ``h`` and those rows
-      alone) and of the bounds, each variable's violation over ``max(1, |its bound|, |xᵢ|)``: a bound of
-      1e20 standing for "none" (Maros-Meszaros) in one scale with ``h`` hid a violation 0.5 of a row of G.
+      primal residual is the larger of that of the rows of A and G and of the bounds, each variable's
+      violation over ``max(1, |its bound|, |xᵢ|)``.
+
+    One scale for all rows let a row of ``h = 1e20`` ("no bound", Maros-Meszaros) or a coordinate of x of
+    −1e20 hide a violation 0.5 of another row (``Success`` at x = (1, 1) or (1, −1e20) for x1 <= 0.5). So
+    a row is judged on its own scale: a row on a coordinate far smaller than the others sees that
+    coordinate's own error.
 
     The floor 1 in every scale is deliberate, and it is what the residuals do NOT see: below unit scale they
     are absolute. A QP whose data (and so whose multipliers) are all far below 1 is judged to the absolute
@@ -1736,6 +1762,11 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     >>> round(kkt_residuals(qp, np.array([1.0, 1.0]), None, np.zeros(1))["primal"], 6)
     0.5
     """
+    return _kkt_residuals(qp, x, y, z, z_box, 0.0)
+
+
+def _kkt_residuals(qp: QP, x, y, z, z_box, x_floor: float) -> dict[str, float]:
+    """:func:`kkt_residuals`; rows of A and G scaled by ``|M| max(|x|, x_floor)`` (X_FLOOR_CALLER_UNITS)."""
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
     revalidate_if_reassigned(qp)  # a field changed after construction (object.__setattr__), as a solve does
@@ -1763,8 +1794,9 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
                              f"{y_parts[0].shape}")
         y_aug = np.concatenate([*y_parts, z_box[F]]) if aug.A is not None else None
         z_aug = np.concatenate([*z_parts, lower[L], upper[U]]) if aug.G is not None else None
-        res = kkt_residuals(aug, x, y_aug, z_aug)
-        res["primal"] = max(_rows_primal(qp, np.asarray(x, dtype=np.float64)), _box_violation(qp, x))
+        res = _kkt_residuals(aug, x, y_aug, z_aug, None, x_floor)
+        res["primal"] = max(_rows_primal(qp, np.asarray(x, dtype=np.float64), x_floor),
+                            _box_violation(qp, x))
         scale = max(1.0, _inf_norm(qp.q), _inf_norm(z_box))
         res["stationarity"] = max(res["stationarity"], _inf_norm(free_part) / scale)
         return res
@@ -1781,32 +1813,48 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     if qp.G is not None:
         z = as_float_array("z", z, dtype=np.float64)
         _check_length("z", z, qp.n_ineq, "one multiplier per inequality row: qp.n_ineq")
+    # every residual is scaled per row (per coordinate for stationarity) by the terms that row compares:
+    # one global scale let a row of h = 1e20 ("no bound") or one q entry of 1e15 hide a violation 0.5 of
+    # another row (clarabel's x = (1, 1) for x1 <= 0.5 passed as Success); |M| @ |v| bounds the round-off
+    # of M @ v, so cancellation inside a row is not judged against its own rounding
+    floored_x = np.maximum(np.abs(x), x_floor)
     Px = qp.P @ x
     grad = Px + qp.q
     scale_grad = [1.0, _inf_norm(qp.q), _inf_norm(Px)]
-    primal, scale_primal = 0.0, [1.0]
+    primal = 0.0
     dual = compl = 0.0
     if qp.A is not None:
-        Aty = qp.A.T @ y
         Ax = qp.A @ x
+        Aty = qp.A.T @ y
         grad = grad + Aty
         scale_grad.append(_inf_norm(Aty))
-        primal = _inf_norm(Ax - qp.b)
-        scale_primal += [_inf_norm(qp.b), _inf_norm(Ax)]
+        scale_b = np.maximum(np.maximum(1.0, np.abs(qp.b)), _abs_product(qp.A, floored_x))
+        primal = _inf_norm((Ax - qp.b) / scale_b)
     if qp.G is not None:
-        Gtz = qp.G.T @ z
         Gx = qp.G @ x
+        Gtz = qp.G.T @ z
         grad = grad + Gtz
         scale_grad.append(_inf_norm(Gtz))
         slack = qp.h - Gx
-        primal = max(primal, float(np.maximum(-slack, 0.0).max(initial=0.0)))
-        scale_h = max(1.0, _inf_norm(qp.h), _inf_norm(Gx))
-        scale_primal.append(scale_h)
+        scale_h = np.maximum(np.maximum(1.0, np.abs(qp.h)), _abs_product(qp.G, floored_x))
+        primal = max(primal, float(np.maximum(-slack / scale_h, 0.0).max(initial=0.0)))
         scale_z = max(1.0, _inf_norm(z))
         dual = float(np.maximum(-z, 0.0).max(initial=0.0)) / scale_z
-        compl = _inf_norm(z * slack) / (scale_z * scale_h)
-    return {"stationarity": _inf_norm(grad) / max(scale_grad), "primal": primal / max(scale_primal),
-            "dual": dual, "complementarity": compl}
+        compl = _inf_norm(z * (slack / scale_h)) / scale_z
+    return {"stationarity": _inf_norm(grad) / max(scale_grad), "primal": primal, "dual": dual,
+            "complementarity": compl}
+
+
+#: the floor of |xⱼ| in the rows' scales of the check in the caller's units of an equilibrated copy's answer
+#: (_passes_caller_units): x below unit scale judged absolutely, as the copy's own check did. A coordinate 0
+#: returned as −2e-16 by the copy, in a row of G = −1e30 on that coordinate alone, is a violation 2e14, the
+#: row's whole |G||x|: without the floor a right answer failed there
+X_FLOOR_CALLER_UNITS = 1.0
+
+
+def _abs_product(M, v: np.ndarray) -> np.ndarray:
+    """|M| @ v for v >= 0 (dense or sparse M): each row's scale of M @ v, what bounds its round-off."""
+    return np.asarray(abs(M) @ v, dtype=np.float64).ravel() if sp.issparse(M) else np.abs(M) @ v
 
 
 def absolute_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
@@ -1983,25 +2031,23 @@ CALLER_UNITS_TOL = 1e-2
 def _passes_caller_units(sol: QPSolution, qp: QP) -> bool:
     """Whether ``sol`` (the equilibrated copy's answer, mapped back) is not grossly wrong in qp's units."""
     try:
-        residuals = kkt_residuals(qp, np.asarray(sol.x, dtype=np.float64), sol.y, sol.z,
-                                  sol.z_box if qp.has_box else None)
+        residuals = _kkt_residuals(qp, np.asarray(sol.x, dtype=np.float64), sol.y, sol.z,
+                                   sol.z_box if qp.has_box else None, X_FLOOR_CALLER_UNITS)
     except ValueError:  # multipliers past the working range in the caller's units: not judged there
         return True
     return _all_within(residuals, CALLER_UNITS_TOL)
 
 
-def _rows_primal(qp: QP, x: np.ndarray) -> float:
-    """The primal residual of the rows of A and G alone (kkt_residuals' scaling without the bound rows)."""
-    violation, scales = 0.0, [1.0]
+def _rows_primal(qp: QP, x: np.ndarray, x_floor: float) -> float:
+    """The primal residual of the rows of A and G alone (kkt_residuals' per-row scaling, no bound rows)."""
+    abs_x, violation = np.maximum(np.abs(x), x_floor), 0.0
     if qp.A is not None:
-        Ax = qp.A @ x
-        violation = _inf_norm(Ax - qp.b)
-        scales += [_inf_norm(qp.b), _inf_norm(Ax)]
+        scale_b = np.maximum(np.maximum(1.0, np.abs(qp.b)), _abs_product(qp.A, abs_x))
+        violation = _inf_norm((qp.A @ x - qp.b) / scale_b)
     if qp.G is not None:
-        Gx = qp.G @ x
-        violation = max(violation, float(np.maximum(Gx - qp.h, 0.0).max(initial=0.0)))
-        scales += [_inf_norm(qp.h), _inf_norm(Gx)]
-    return violation / max(scales)
+        scale_h = np.maximum(np.maximum(1.0, np.abs(qp.h)), _abs_product(qp.G, abs_x))
+        violation = max(violation, float(np.maximum((qp.G @ x - qp.h) / scale_h, 0.0).max(initial=0.0)))
+    return violation
 
 
 def _box_violation(qp: QP, x: np.ndarray) -> float:
@@ -2357,7 +2403,11 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
         y_c = lam_c if lam_c.size == p else np.zeros(p)
         # the one acceptance test, for every backend and whatever the polish did: x with its
         # multipliers must satisfy the KKT conditions of *this* QP (the original data, not K_J)
-        residuals = kkt_residuals(qp, x_c, y_c, z_c)
+        try:
+            residuals = kkt_residuals(qp, x_c, y_c, z_c)
+        except ValueError as exc:  # multipliers past the working range (cvxopt: y = 1e40): failed, not judged
+            residuals = dict.fromkeys(_RESIDUALS_KEYS, math.nan)
+            notes.append(f"the {label} candidate's multipliers leave the working range ({exc})")
         first = residuals if first is None else first
         absolute = None
         if algorithm.abs_tol is not None:  # judged on the caller's QP (bounds as bounds), as qpbenchmark

@@ -1,0 +1,94 @@
+"""Rounds 25-26 of #43 in the qp family: acceptance checks scaled by what they measure (class B)."""
+
+import numpy as np
+import pytest
+
+from algorithms import RetCode, solve
+from algorithms.qp import DQP, QP
+from algorithms.qp.dqp import installed_backends, kkt_residuals
+
+BACKENDS = [b for b in ("auto", "clarabel", "cvxopt", "ecos", "daqp", "osqp") if b == "auto" or
+            b in installed_backends()]
+
+
+@pytest.mark.parametrize("huge", [1e20, 1e30, 3.4e38])
+def test_a_row_of_h_meaning_no_bound_does_not_hide_a_violated_row(huge):
+    # one global scale max(1, ‖h‖∞, ‖Gx‖∞): h₂ = 1e20 let x = (1, 1) violate x1 <= 0.5 by 0.5 (primal 5e-21)
+    qp = QP(P=np.eye(2), q=-np.ones(2), G=np.eye(2), h=np.array([0.5, huge]))
+    assert kkt_residuals(qp, np.array([1.0, 1.0]), None, np.zeros(2))["primal"] == 0.5
+    # x = (0, 1) with z = (1, 0): stationary and feasible, its slack 0.5 on the row with multiplier 1
+    assert kkt_residuals(qp, np.array([0.0, 1.0]), None, np.array([1.0, 0.0]))["complementarity"] == 0.5
+    assert kkt_residuals(qp, np.array([0.5, 1.0]), None, np.array([0.5, 0.0])) == {
+        "stationarity": 0.0, "primal": 0.0, "dual": 0.0, "complementarity": 0.0}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("huge", [1e20, 3.4e38])
+def test_no_backend_succeeds_beside_a_row_of_h_meaning_no_bound(backend, huge):
+    # clarabel (the README's backend), cvxopt and ecos came back Success at x = (1, 1) for x1 <= 0.5
+    sol = solve(QP(P=np.eye(2), q=-np.ones(2), G=np.eye(2), h=np.array([0.5, huge])), DQP(backend=backend))
+    assert sol.retcode in (RetCode.Success, RetCode.Failure)
+    if sol.retcode is RetCode.Success:
+        np.testing.assert_allclose(sol.x, [0.5, 1.0], rtol=1e-8)
+
+
+def test_stationarity_keeps_one_scale_as_its_docstring_states():
+    # a coordinate whose gradient terms cancel at a right answer (x* = (1e12, 1e12)) keeps Success; a point
+    # along an unbounded ray is not stationary (|P||x| per coordinate passed quadprog's x ~ 1e8·d as Success)
+    qp = QP(P=np.array([[1.0, -1.0], [-1.0, 2.0]]), q=np.array([0.0, -1e12]))
+    sol = solve(qp, DQP())
+    assert sol.retcode is RetCode.Success
+    np.testing.assert_allclose(sol.x, [1e12, 1e12], rtol=1e-9)
+    ray = QP(P=np.array([[1.0, 0.0], [0.0, 0.0]]), q=np.array([0.0, -1.0]))
+    assert kkt_residuals(ray, np.array([0.0, 1e8]), None, None)["stationarity"] == 1.0
+
+
+@pytest.mark.parametrize("huge", [1e9, 1e20])
+def test_one_huge_equality_row_does_not_hide_another(huge):
+    # row 2 of A·x = b with b₂ = 1e20 (x₂ = 1, A₂ = (0, 1e20)) or x₂ = 1e9 scaled row 1's violation 0.5 away
+    A = np.array([[1.0, 0.0], [0.0, 1e20 if huge == 1e20 else 1.0]])
+    x = np.array([1.0, 1.0 if huge == 1e20 else huge])
+    qp = QP(P=np.eye(2), q=-np.ones(2), A=A, b=np.array([0.5, huge]))
+    assert kkt_residuals(qp, x, np.zeros(2), None)["primal"] == 0.5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("far", [-1e20, -3e38])
+def test_a_coordinate_far_out_does_not_hide_a_violated_row(backend, far):
+    # clarabel and cvxopt came back Success at x = (1, −1e20) for x1 <= 0.5, x2 <= −1e20 (x* = (0.5, −1e20))
+    qp = QP(P=np.eye(2), q=-np.ones(2), G=np.eye(2), h=np.array([0.5, far]))
+    assert kkt_residuals(qp, np.array([1.0, far]), None, np.array([0.0, 1.0 - far]))["primal"] == 0.5
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode in (RetCode.Success, RetCode.Failure)
+    if sol.retcode is RetCode.Success:
+        np.testing.assert_allclose(sol.x, [0.5, far], rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rounding_of_an_equilibrated_copy_beside_a_huge_row_still_passes(backend):
+    # the regression guard: the copy's x0 = −2e-16 (x0* = 0) in a row of G = −1e30 is its whole |G||x| in the
+    # caller's units; the check there counts the rounding a normwise solve leaves (NORMWISE_SHARE)
+    qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-1e30 * np.eye(2), h=np.zeros(2))
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode is RetCode.Success
+    np.testing.assert_allclose(sol.x, [0.0, 1.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_feasible_qp_with_a_tiny_row_is_never_called_infeasible(backend):
+    # x2 = 1e20 written as 1e-20·x2 = 1: HiGHS's feasibility LP dropped the coefficient (0 = 1), "Infeasible";
+    # cvxopt's multiplier y2 = −1e40 reached the check's range validation (a ValueError naming "y")
+    qp = QP(P=np.eye(2), q=-np.ones(2), A=np.array([[1.0, 0.0], [0.0, 1e-20]]), b=np.array([0.5, 1.0]))
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode in (RetCode.Success, RetCode.Failure)
+    if sol.retcode is RetCode.Success:
+        np.testing.assert_allclose(sol.x, [0.5, 1e20], rtol=1e-9)
+
+
+def test_the_diagnosis_reads_highs_model_error_as_no_diagnosis():
+    # scipy's status 2 is also HiGHS's "Model error" (a right-hand side of -1e20 reads as -inf): not Infeasible
+    from algorithms.qp.dqp import _diagnose
+
+    assert _diagnose(np.eye(2), -np.ones(2), np.eye(2), np.array([0.5, -1e20]), None, None) is None
+    assert _diagnose(np.eye(2), -np.ones(2), np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([0.0, -1.0]),
+                     None, None) is RetCode.Infeasible
