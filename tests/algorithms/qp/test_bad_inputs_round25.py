@@ -86,7 +86,7 @@ def test_a_feasible_qp_with_a_tiny_row_is_never_called_infeasible(backend):
 
 
 def test_the_diagnosis_reads_highs_model_error_as_no_diagnosis():
-    # scipy's status 2 is also HiGHS's "Model error" (a right-hand side of -1e20 reads as -inf): not Infeasible
+    # scipy's status 2 is also HiGHS's "Model error" (a right-hand side of -1e20 reads as -inf): no diagnosis
     from algorithms.qp.dqp import _diagnose
 
     assert _diagnose(np.eye(2), -np.ones(2), np.eye(2), np.array([0.5, -1e20]), None, None) is None
