@@ -171,8 +171,15 @@ def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.n
             lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
         m = momentum_update(state["m"], gx, alpha_t)
     state["m"] = m
-    m_norm = stable_norm(m)
-    x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
+    # the unit direction m/‖m‖ formed before the step: (η/‖m‖)·m overflowed where ‖m‖ is subnormal (a gradient
+    # of 5e-324 moved x to -inf, Diverged, for a step of η); m over its largest entry first, so a subnormal
+    # ‖m‖'s coarse rounding does not lengthen the step
+    top = float(np.max(np.abs(m), initial=0.0))
+    if top > 0:
+        unit = m / top
+        x_new = x - lr_x_t * (unit / stable_norm(unit))
+    else:
+        x_new = x
     return x_new, m, alpha_t, lr_x_t, lr_y_t
 
 
