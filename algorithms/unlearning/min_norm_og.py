@@ -83,6 +83,8 @@ def _check_lambda(name: str, value: Any) -> float:
         raise TypeError(f"{name} must be a real number >= 0 or math.inf, got {type(value).__name__}")
     if value < 0:  # on the value given: -Fraction(1, 10**400) as a float is -0.0, which passed ">= 0"
         raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {_brief(value)}")
+    if isinstance(value, np.float16 | np.float32 | np.float64):  # exact as a float; compared as np.float32,
+        value = float(value)    # sys.float_info.max was cast to float32: a RuntimeWarning (an error with -W)
     if value > sys.float_info.max and value != math.inf:  # a finite Fraction / longdouble / int past
         # float's range: float() raised OverflowError or gave the inf that means "no projection"
         raise ValueError(f"{name} must be a float >= 0 or math.inf (a finite λ is at most {WORKING_MAX:.4g}, "

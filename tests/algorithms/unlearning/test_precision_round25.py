@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -125,3 +126,15 @@ def test_sparse_width_og_success_fits_every_row_on_its_own_scale():
     sol = solve(prob, SparseWidthOG())
     residual = abs(float(prob.predict(sol.x, X[:2])[1, 0]) - 1.0)
     assert residual > 1e-3 and sol.retcode == RetCode.Failure
+
+
+@pytest.mark.parametrize("value", [np.float16(0.5), np.float32(0.5), np.float32(np.inf), np.float64(2.0)])
+def test_numpy_float_lambda_without_a_runtime_warning(value):
+    # np.float32 > sys.float_info.max cast the bound to float32: "overflow encountered in cast" (an error
+    # under -W error)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        algorithm = MinNormOG(lambda_schedule=value)
+        got = step(torch.ones(2, dtype=torch.float64), torch.ones(1, 2, dtype=torch.float64), value)
+    assert algorithm.lambda_schedule == float(value) and type(algorithm.lambda_schedule) is float
+    assert bool(torch.isfinite(got).all())
