@@ -318,6 +318,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     consistent with one another as ``fit`` leaves them (the fit's recorded settings present, the embedding and
     eigenvalues ``dmap_``'s, leaf ids, counts, weights and boxes those of ``partition_`` and the training
     leaves, each low <= high); a state that fails is refused naming the attribute.
+    A ``fit`` that raises (an invalid parameter, too few rows, a refused ``y``) leaves the estimator as it was
+    before that call: a fitted one keeps its previous fit whole (its column encoding included), an unfitted
+    one stays unfitted.
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
     ``inverse_transform`` and ``score``: an invalid value is refused by name; ``n_components``, ``t``,
     ``forest`` (another one, or its parameters set), ``n_estimators`` (of the default forest),
@@ -592,12 +595,20 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     def _fit(self, X: Any, y: Any, *, maxiters: int | None, refuse_constant: bool = False) -> bool:
         """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether the eigenpairs
         converged (ARPACK's criterion, or the dense fallback when ``maxiters`` is None). Only here may the
-        fitted attributes be set; the names set are recorded for :meth:`_refuse_fitted`."""
+        fitted attributes be set; the names set are recorded for :meth:`_refuse_fitted`. A fit that raises
+        leaves the estimator as it was before the call (red25b: a refit refused for too few rows had already
+        replaced the column encoding, so the old forest then embedded rows under the new categories' codes,
+        a different embedding in silence)."""
+        before = dict(self.__dict__)
         self.__dict__["_fitting_"] = True
         try:
             converged = self._fit_unguarded(X, y, maxiters=maxiters, refuse_constant=refuse_constant)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
         finally:
-            del self.__dict__["_fitting_"]
+            self.__dict__.pop("_fitting_", None)
         self.__dict__["_fitted_names_"] = frozenset(
             name for name in self.__dict__ if name.endswith("_") and not name.startswith("_"))
         return converged

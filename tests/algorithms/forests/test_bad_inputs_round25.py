@@ -1,0 +1,47 @@
+"""Round 25 of issue #43 (forests, red25b): an RFAutoencoder whose refit raised was left half-refitted."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from algorithms.forests import RFAutoencoder
+
+
+def _frame(n: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    cat = pd.Categorical(rng.choice(["x", "y", "z"], size=n), categories=["x", "y", "z"])
+    return pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "cat": cat})
+
+
+def _fitted() -> RFAutoencoder:
+    return RFAutoencoder(n_components=2, n_estimators=10, random_state=0).fit(_frame())
+
+
+def test_a_refused_refit_keeps_the_previous_fit_and_its_encoding():
+    # red25b: the refit (3 rows, too few) had replaced the categories' codes before it was refused; the old
+    # forest then embedded x, y, z under z, y, x's codes: another embedding, in silence
+    ae = _fitted()
+    before = ae.transform(_frame())
+    bad = pd.DataFrame({"a": [0.0, 1.0, 2.0], "b": [1.0, 0.0, 2.0],
+                        "cat": pd.Categorical(["z", "y", "x"], categories=["z", "y", "x"])})
+    with pytest.raises(ValueError, match="too few rows"):
+        ae.fit(bad)
+    np.testing.assert_array_equal(ae.transform(_frame()), before)
+
+
+def test_a_refused_refit_on_an_array_keeps_the_frame_fit():
+    ae = _fitted()
+    before = ae.transform(_frame())
+    with pytest.raises(ValueError, match="two distinct rows"):
+        ae.fit(np.zeros((3, 5)))
+    np.testing.assert_array_equal(ae.transform(_frame()), before)
+    decoded = ae.inverse_transform(before[:3])
+    assert isinstance(decoded, pd.DataFrame) and list(decoded.columns) == ["a", "b", "cat"]
+
+
+def test_a_refused_first_fit_leaves_the_estimator_unfitted():
+    ae = RFAutoencoder(n_components=2, n_estimators=10, random_state=0)
+    with pytest.raises(ValueError, match="too few rows"):
+        ae.fit(_frame(3))
+    assert not hasattr(ae, "feature_names_in_") and not hasattr(ae, "n_features_in_")
+    np.testing.assert_array_equal(ae.fit(_frame()).transform(_frame()), _fitted().transform(_frame()))
