@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    CANCELLATION_SHARE,
     check_bool,
     check_count,
     check_fits_memory,
@@ -238,6 +239,9 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, 
 
     ``frozen_limit=True`` sets r = 0 (Condition 3: log L = o(d)), the regime of the paper's
     Section 5, where ρ drops out. Floats in, float out; tensors in, a differentiable tensor out.
+    Precision: the value of the formula at the given inputs to a few ulps (times |logit of p| ≈ |(sμ − ψ)βd|,
+    which the rounding of μ is magnified by); where p s ζ + q ρ r cancels (ζ ≈ −qρr/(ps), which matters once
+    γ is tiny) that sum is recomputed at 60 digits, for floats and each tensor entry (the gradient kept).
 
     >>> p = SingleLocationProblem(d=50, L=21, gamma=0.6)
     >>> round(mean_field_risk(p, 1.0, 1.0), 8), round(mean_field_risk(p, 1.0, 0.0), 6)
@@ -307,7 +311,43 @@ def _risk(problem: SingleLocationProblem, mu, nu, zeta, rho, frozen_limit: bool)
     # p² − 2pν + 1 = (w − q)² + w(1 + ν) with w = 1 − ν (exact for ν >= 1/2): the plain form cancelled to
     # nothing near p = ν = 1 (relative error 1e-4 at ν = 1 − 1e-16)
     w = 1 - nu
-    return problem.d * (p * s * zeta + q * rho * r) ** 2 + g2 * ((w - q) ** 2 + w * (1 + nu))
+    first, second = p * s * zeta, q * rho * r
+    bracket = first + second
+    if r != 0.0:  # p s ζ + q ρ r cancels where ζ ≈ −qρr/(ps): its rounding, squared, was the whole risk
+        bracket = _exact_where_cancelled(problem, mu, zeta, rho, bracket, abs(first) + abs(second))
+    return problem.d * bracket ** 2 + g2 * ((w - q) ** 2 + w * (1 + nu))
+
+
+def _exact_where_cancelled(problem: SingleLocationProblem, mu, zeta, rho, bracket, scale):
+    """``bracket`` = p s ζ + q ρ r with its entries at most CANCELLATION_SHARE·(|p s ζ| + |q ρ r|) recomputed
+    at 60 digits from the float inputs (s, ψ, r, p, q each to 60 digits): at γ = 3e-22 the risk d·bracket²
+    + γ²(…) was 2e5 times its value. A tensor keeps its gradient (the correction is a constant)."""
+    def exact(m, z, rh) -> float:
+        with mpmath.workdps(60):
+            g, b, d = mpmath.mpf(problem.gamma), mpmath.mpf(problem.beta), problem.d
+            s = mpmath.sqrt((1 - g) * (1 + g)) if problem.variant == "dohmatob" else mpmath.sqrt(0.5)
+            alpha = mpmath.log(problem.L - 1) / d
+            beta_crit = mpmath.sqrt(2 * alpha)
+            psi, r = (alpha / b + b / 2, b) if b < beta_crit else (beta_crit, beta_crit)
+            gap = (s * mpmath.mpf(m) - psi) * b * d
+            p, q = 1 / (1 + mpmath.exp(-gap)), 1 / (1 + mpmath.exp(gap))
+            return float(p * s * mpmath.mpf(z) + q * mpmath.mpf(rh) * r)
+
+    if not isinstance(bracket, torch.Tensor):
+        return exact(mu, zeta, rho) if 0 < scale and abs(bracket) <= CANCELLATION_SHARE * scale else bracket
+    try:
+        scale = scale.detach()
+        cancelled = ((bracket.detach().abs() <= CANCELLATION_SHARE * scale) & (scale > 0)).nonzero().tolist()
+    except RuntimeError:  # under torch.func.vmap: no data-dependent branch
+        return bracket
+    if not cancelled:
+        return bracket
+    inputs = [x.detach().expand(bracket.shape) if isinstance(x, torch.Tensor) else x for x in (mu, zeta, rho)]
+    correction = torch.zeros_like(bracket.detach())
+    for index in map(tuple, cancelled):
+        values = [float(x[index]) if isinstance(x, torch.Tensor) else x for x in inputs]
+        correction[index] = exact(*values) - float(bracket.detach()[index])
+    return bracket + correction
 
 
 #: the largest ``nodes`` top_score_probability accepts (kept from its Gauss-Hermite days: numpy's hermegauss
