@@ -58,7 +58,7 @@ from algorithms.routing.gflownet import (
     encode_instances,
     rollout,
 )
-from algorithms.routing.nn2opt import _route_two_opt, relative_tol, two_opt
+from algorithms.routing.nn2opt import DEFAULT_REL_TOL, _route_two_opt, two_opt
 from algorithms.routing.problem import (
     CVRPInstance,
     TSPInstance,
@@ -285,7 +285,7 @@ def _solve(problem: CVRPInstance, algorithm: HBG, options: SolveOptions) -> Solu
         return finish(problem, None, math.nan, RetCode.Diverged, options, samples)
     routes = routes_from_sequence(seq)
     if algorithm.local_search and is_valid_cvrp(problem, routes):
-        routes = [_route_two_opt(problem.distances, r, 10_000, relative_tol(problem.distances, 1e-10))[0]
+        routes = [_route_two_opt(problem.distances, r, 10_000, DEFAULT_REL_TOL)[0]
                   for r in routes]
     if not is_valid_cvrp(problem, routes):
         return finish(problem, routes, math.nan, RetCode.Failure, options, samples)

@@ -4,8 +4,9 @@ Construction: from node 0 repeatedly go to the nearest unvisited node (CVRP: the
 unvisited customer whose demand fits the remaining load, else back to the depot). Improvement
 (TSP: the tour; CVRP: each route with the depot, separately): apply the best 2-opt move
 (reverse the segment t[i+1..j], gain ``d(a,b) + d(c,e) − d(a,c) − d(b,e)`` for edges (a,b),
-(c,e)) while one improves by more than ``tol`` (default 1e-10) times the largest distance (relative, so
-the tour does not depend on the coordinates' unit), at most ``maxiters`` moves
+(c,e)) while one improves by more than ``tol`` (default 1e-10) times the length d(a,b) + d(c,e) of the two
+edges it removes (relative to the move's own edges, so the tour does not depend on the coordinates' unit, and
+one far node does not hide the moves among near ones), at most ``maxiters`` moves
 per tour (default 10 000). ``Success`` = no improving 2-opt move is left (a 2-opt local
 optimum) and the answer passed our validity check; ``MaxIters`` = the move cap was reached, and always with
 ``maxiters=0`` (the nearest-neighbour construction, unimproved: ``solve``'s rule for a zero cap).
@@ -106,9 +107,11 @@ def two_opt(
     is refused by name, an asymmetry at or below that level is rounding and runs as given);
     returns (tour, local optimum reached, moves).
     At most ``max_moves`` (int >= 0) moves, each improving by more than
-    ``tol`` (finite, >= 0; None, the default, is valid and means 1e-10 times the largest distance: an
-    absolute 1e-10 stopped short on coordinates ×1e-9, 2.4 % above the tour found at ×1, and is below the
-    gains' rounding at ×1e12).
+    ``tol`` (finite, >= 0, absolute, in the distances' unit; None, the default, is valid and means 1e-10
+    times the length d(a,b) + d(c,e) of the two edges the move removes: an absolute 1e-10 stopped short on
+    coordinates ×1e-9, 2.4 % above the tour found at ×1, and is below the gains' rounding at ×1e12, and
+    1e-10 times the largest distance left moves gaining 0.3 % of their edges undone beside one node 1e7
+    away).
 
     >>> d = np.array([[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]], dtype=float)
     >>> two_opt(d, [0, 2, 1, 3])[0]
@@ -123,13 +126,13 @@ def two_opt(
         raise ValueError(f"tour must visit each of the {dist.shape[0]} nodes of dist exactly once, got "
                          f"{t.size} nodes {t.tolist()!r:.80}")
     max_moves = check_int_at_least("max_moves", max_moves, 0)
-    tol = relative_tol(dist, 1e-10) if tol is None else check_nonnegative("tol", tol)
-    return _two_opt(dist, t, int(max_moves), tol)
+    if tol is None:
+        return _two_opt(dist, t, int(max_moves), DEFAULT_REL_TOL)
+    return _two_opt(dist, t, int(max_moves), 0.0, absolute=check_nonnegative("tol", tol))
 
 
-def relative_tol(dist: np.ndarray, tol: float) -> float:
-    """``tol`` times the largest distance: the 2-opt gain threshold in the instance's own unit."""
-    return float(tol) * float(np.max(dist, initial=0.0))
+#: a 2-opt move improves when it gains more than this fraction of the two edges it removes
+DEFAULT_REL_TOL = 1e-10
 
 
 def _check_tour(tour: Any, n_nodes: int) -> np.ndarray:
@@ -148,11 +151,14 @@ def _check_tour(tour: Any, n_nodes: int) -> np.ndarray:
     return t
 
 
-def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float,
-             on_move: Callable[[int, np.ndarray], bool] | None = None) -> tuple[list[int], bool, int]:
+def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, rel_tol: float,
+             on_move: Callable[[int, np.ndarray], bool] | None = None, *,
+             absolute: float = 0.0) -> tuple[list[int], bool, int]:
     """2-opt on the closed tour ``t`` (distinct nodes of ``dist``; a CVRP route with its depot is a
-    subset of them). ``on_move(moves, t)``, when given, is called after each move; True stops there (not
-    a local optimum)."""
+    subset of them): a move improves when its gain exceeds ``absolute + rel_tol·(d(a,b) + d(c,e))``, the
+    edges it removes (a threshold of rel_tol times the largest distance hid the near nodes' moves beside a
+    far one). ``on_move(moves, t)``, when given, is called after each move; True stops there (not a local
+    optimum)."""
     n = t.size
     if n < 4:
         return t.tolist(), True, 0
@@ -161,16 +167,15 @@ def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float,
         a = t
         b = np.roll(t, -1)
         # gain[i, j] for edges (a_i, b_i) and (a_j, b_j), i < j
-        gain = (
-            dist[a, b][:, None]
-            + dist[a, b][None, :]
-            - dist[a[:, None], a[None, :]]
-            - dist[b[:, None], b[None, :]]
-        )
+        removed = dist[a, b][:, None] + dist[a, b][None, :]
+        gain = removed - dist[a[:, None], a[None, :]] - dist[b[:, None], b[None, :]]
+        # the best of the moves that pass their own threshold (a gain computed to about 4 eps·removed: an
+        # improving one gains more than the default 1e-10 of it)
+        gain = np.where(gain > absolute + rel_tol * removed, gain, 0.0)
         gain = np.triu(gain, 2)
         gain[0, n - 1] = 0.0  # those two edges are adjacent through the wrap-around
         i, j = np.unravel_index(np.argmax(gain), gain.shape)
-        if gain[i, j] <= tol:
+        if gain[i, j] <= 0.0:
             return t.tolist(), True, moves
         t = np.concatenate([t[: i + 1], t[i + 1 : j + 1][::-1], t[j + 1 :]])
         moves += 1
@@ -180,10 +185,11 @@ def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float,
 
 
 def _route_two_opt(
-    dist: np.ndarray, route: list[int], max_moves: int, tol: float,
+    dist: np.ndarray, route: list[int], max_moves: int, rel_tol: float,
     on_move: Callable[[int, np.ndarray], bool] | None = None
 ) -> tuple[list[int], bool, int]:
-    tour, ok, moves = _two_opt(dist, np.asarray([0, *list(route)], dtype=np.int64), max_moves, tol, on_move)
+    tour, ok, moves = _two_opt(dist, np.asarray([0, *list(route)], dtype=np.int64), max_moves, rel_tol,
+                               on_move)
     k = tour.index(0)
     tour = tour[k:] + tour[:k]
     return tour[1:], ok, moves
@@ -225,10 +231,9 @@ def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveO
     cap = min(options.iterations(MAX_MOVES), INT64_MAX)  # 2**70 was named max_moves
     monitor = IterationMonitor(options, total=cap, desc="NN+2-opt")
     dist = problem.distances
-    # the unchecked 2-opt: the tour is ours and the gain threshold is derived (1e-10 × a distance of 1e-30
-    # is below the working range that two_opt's own tol must be in)
+    # the unchecked 2-opt: the tour is ours and the gain threshold relative to each move's edges
     tour, ok, moves = _two_opt(
-        dist, np.asarray(tour, dtype=np.int64), cap, relative_tol(dist, options.tolerance(1e-10)),
+        dist, np.asarray(tour, dtype=np.int64), cap, options.tolerance(DEFAULT_REL_TOL),
         on_move=lambda k, t: monitor.record(iteration=k, value=_cycle_length(dist, t)),
     )
     return _finish_moves(problem, tour, tsp_cost(problem, tour), ok, options, moves, monitor)
@@ -247,8 +252,7 @@ def _solve(problem: CVRPInstance, algorithm: NearestNeighbor2Opt, options: Solve
             lengths[index] = _cycle_length(dist, t)   # the solve's total cost after this move
             return monitor.record(iteration=done + k, value=float(sum(lengths)))
         # one budget of moves for the solve: each route had its own, so stats.iterations passed maxiters
-        r2, ok, moves = _route_two_opt(dist, r, cap - total, relative_tol(dist, options.tolerance(1e-10)),
-                                       on_move)
+        r2, ok, moves = _route_two_opt(dist, r, cap - total, options.tolerance(DEFAULT_REL_TOL), on_move)
         out.append(r2)
         all_ok &= ok
         total += moves
