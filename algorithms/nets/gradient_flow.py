@@ -137,6 +137,11 @@ DEFAULT_LOSS_TOL = 1e-4
 _EXP_CLIP = 700.0  # exp(700) ~ 1e304: keeps trial steps of an adaptive solver finite
 
 
+def _float64_tensor(theta: np.ndarray) -> torch.Tensor:
+    """A flat θ (float32 or float64) as the float64 tensor the problem's float64 template takes."""
+    return torch.as_tensor(np.asarray(theta, dtype=np.float64))
+
+
 @dataclass(frozen=True, eq=False)
 class TwoLayerTraining(Problem):
     """Train ``f(x) = V σ(W x)`` on classes ``y`` by the ``loss`` (see the module docstring).
@@ -336,9 +341,10 @@ class TwoLayerTraining(Problem):
         return theta.numpy().astype(np.float64)
 
     def params(self, theta) -> dict[str, torch.Tensor]:
-        """θ as the parameter dict of ``self.net()`` (float64 tensors)."""
+        """θ as the parameter dict of ``self.net()`` (float64 tensors; a float32 θ is widened, as the
+        template's parameters are float64)."""
         _, unflatten = flatten_params(module_params(self._template))
-        return unflatten(torch.as_tensor(self._theta(theta)))
+        return unflatten(_float64_tensor(self._theta(theta)))
 
     # ------------------------------------------------------------------ loss, gradient, features
     def loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
@@ -434,7 +440,9 @@ class TwoLayerTraining(Problem):
         _, _, V = self._split(theta)
         out = {"loss": self._loss_value(theta), "param_norm": float(np.linalg.norm(theta))}
         _, unflatten = flatten_params(module_params(self._template))
-        out.update(nc_metrics(self._features(unflatten(torch.as_tensor(theta))), self.y, V))
+        # widened: a float32 problem's run records its float32 θ, which the float64 template refused (a
+        # TypeError from inside the run whenever store_trace or a callback asked for records; red25a)
+        out.update(nc_metrics(self._features(unflatten(_float64_tensor(theta))), self.y, V))
         return out
 
 

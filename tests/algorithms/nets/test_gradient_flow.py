@@ -245,3 +245,20 @@ def test_callback_sees_the_metrics_without_a_trace():
     solve(_binary(), GradientFlow(t_end=5.0, n_records=2), seed=0,
           callback=lambda rec: seen.append((rec["iteration"], rec["loss"], rec["nc1"])) and False)
     assert [s[0] for s in seen] == [0, 1, 2] and all(np.isfinite(s[1]) and np.isfinite(s[2]) for s in seen)
+
+
+def test_float32_problem_records_and_views_in_float64():
+    # red25a: a float32 TwoLayerTraining's run records its float32 θ, which the float64 template refused
+    # (TypeError from inside GradientDescentTraining whenever store_trace or a callback asked for records);
+    # params/features/metrics refused a float32 θ the same way
+    from tests.algorithms.nets.cases_two_layer_nc import make_gd
+
+    problem, algorithm = make_gd(np.float32)
+    seen = []
+    sol = solve(problem, algorithm, store_trace=True, callback=lambda record: seen.append(record) and False)
+    plain = solve(problem, algorithm)
+    assert sol.retcode is plain.retcode and len(sol.trace) == len(seen) >= 2
+    np.testing.assert_array_equal(sol.x, plain.x)
+    theta = np.full(problem.n_params, 0.1, dtype=np.float32)
+    assert problem.metrics(theta)["loss"] == problem.metrics(theta.astype(np.float64))["loss"]
+    assert all(t.dtype == torch.float64 for t in problem.params(theta).values())
