@@ -28,10 +28,12 @@ import math
 import sys
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 import torch
 
 from algorithms._validation import (
+    CANCELLATION_SHARE,
     as_real_array,
     check_positive,
     check_seed,
@@ -79,7 +81,9 @@ def overlap_velocity(problem: SingleLocationProblem, state) -> np.ndarray:
     ``problem`` is a :class:`SingleLocationProblem` with the linear link; ``state`` is the four finite
     overlaps (μ, ν, η, ζ) of unit vectors, with μ² + η² <= 1 and ν² + ζ² <= 1 (a sum up to 1 + 1e-9, a
     computed state's rounding, is taken; one above is refused; μ is clipped to [-1, 1] in p(μ)) (any real
-    dtype, read as float64: the velocity is a float64 array whatever the state's precision).
+    dtype, read as float64: the velocity is a float64 array whatever the state's precision). Precision: the
+    formula's value at the given state to a few ulps times |logit p(μ)| (the rounding of μ it magnifies);
+    where d s² p ζ² + γ²(p − ν) cancels (p ≈ ν, at either end of (0, 1)) it is recomputed at 80 digits.
 
     >>> p = SingleLocationProblem(d=20, L=4, gamma=0.6)
     >>> bool(np.abs(overlap_velocity(p, [1.0, 1.0, 0.0, 0.0])).max() < 1e-12)
@@ -109,7 +113,15 @@ def _velocity(problem: SingleLocationProblem, psi: float, mu: float, nu: float, 
     p, q = _sigmoid(gap), _sigmoid(-gap)
     factor = 1.0 if per_locate else p
     a = factor * q * s * problem.beta * d
-    d_mu = 2.0 * a * (d * s * s * p * zeta * zeta + g2 * ((1.0 - nu) - q))  # p − ν, as (1 − ν) − q
+    # p − ν as (1 − ν) − q near p = 1 (1 − ν exact for ν >= 1/2), as itself below 1/2 (there 1 − ν and q
+    # both round to ~1 and p's digits were lost: the μ velocity 1e10 times its value at ν = p = 2e-12)
+    pair = (p, nu) if p < 0.5 else (1.0 - nu, q)
+    first = d * s * s * p * zeta * zeta
+    bracket = first + g2 * (pair[0] - pair[1])
+    if 0.0 < first + g2 * max(abs(pair[0]), abs(pair[1])) and \
+            abs(bracket) <= CANCELLATION_SHARE * (first + g2 * max(abs(pair[0]), abs(pair[1]))):
+        bracket = _exact_bracket(problem, mu, nu, zeta)  # p ≈ ν, or g2(p − ν) ≈ −d s² p ζ²
+    d_mu = 2.0 * a * bracket
     d_nu = -2.0 * g2 * factor
     d_zeta = 2.0 * d * s * s * factor * p * zeta
     return np.array([  # 1 − x² as (1 − x)(1 + x): no cancellation near |x| = 1
@@ -118,6 +130,21 @@ def _velocity(problem: SingleLocationProblem, psi: float, mu: float, nu: float, 
         mu * eta * d_mu,
         nu * zeta * d_nu - _one_minus_square(zeta) * d_zeta,
     ])
+
+
+def _exact_bracket(problem: SingleLocationProblem, mu: float, nu: float, zeta: float) -> float:
+    """d s² p ζ² + γ²(p − ν) at 80 digits from the float inputs (s, ψ, p to 80 digits; μ clipped to [−1, 1]):
+    where it cancels, the rounding of p (~|logit p|·1e-16 relative) was its whole value."""
+    with mpmath.workdps(80):
+        g, b, d = mpmath.mpf(problem.gamma), mpmath.mpf(problem.beta), problem.d
+        s = mpmath.sqrt((1 - g) * (1 + g)) if problem.variant == "dohmatob" else mpmath.sqrt(0.5)
+        alpha = mpmath.log(problem.L - 1) / d
+        beta_crit = mpmath.sqrt(2 * alpha)
+        psi = alpha / b + b / 2 if b < beta_crit else beta_crit
+        gap = (s * mpmath.mpf(min(1.0, max(-1.0, mu))) - psi) * b * d
+        p, q = 1 / (1 + mpmath.exp(-gap)), 1 / (1 + mpmath.exp(gap))
+        p_minus_nu = (1 - mpmath.mpf(nu)) - q if p > 0.5 else p - mpmath.mpf(nu)  # q ~ e^-300 kept
+        return float(d * s * s * p * mpmath.mpf(zeta) ** 2 + g * g * p_minus_nu)
 
 
 def _converged(problem: SingleLocationProblem, psi: float, state: np.ndarray, speed: float,

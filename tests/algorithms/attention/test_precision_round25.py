@@ -51,3 +51,38 @@ def test_mean_field_risk_at_zero_overlaps_needs_no_recompute():
     value = mean_field_risk(problem, 0.5, 0.0, 0.0, 0.0)
     assert math.isfinite(value) and value == pytest.approx(float(_reference(50, 21, 0.6, 1.0, 0.5, 0.0, 0.0,
                                                                             0.0)), rel=1e-12, abs=0)
+
+
+def _velocity_reference(problem, mu, nu, eta, zeta):
+    with mpmath.workdps(700):
+        g, b, d = mpmath.mpf(problem.gamma), mpmath.mpf(problem.beta), problem.d
+        s = mpmath.sqrt((1 - g) * (1 + g))
+        alpha = mpmath.log(problem.L - 1) / d
+        beta_crit = mpmath.sqrt(2 * alpha)
+        psi = alpha / b + b / 2 if b < beta_crit else beta_crit
+        gap = (s * mpmath.mpf(mu) - psi) * b * d
+        p = 1 / (1 + mpmath.exp(-gap))
+        mu, nu, eta, zeta = map(mpmath.mpf, (mu, nu, eta, zeta))
+        d_mu = 2 * p * (1 - p) * s * b * d * (d * s * s * p * zeta**2 + g**2 * (p - nu))
+        d_nu, d_zeta = -2 * g**2 * p, 2 * d * s * s * p * p * zeta
+        return [float(v) for v in (-(1 - mu**2) * d_mu, -(1 - nu**2) * d_nu + nu * zeta * d_zeta,
+                                   mu * eta * d_mu, nu * zeta * d_nu - (1 - zeta**2) * d_zeta)]
+
+
+@pytest.mark.parametrize(("d", "L", "gamma", "beta", "mu", "zeta"), [
+    (2, 1000, 1e-05, 8.199780559660052, 0.992502002398556, 0.0),
+    (2, 1000, 0.9, 5.140070662852062, 0.9849005438524217, 1e-09),
+    (20, 21, 0.9, 7.693871064209562, 0.9812648957251375, 1e-09),
+    (500, 3, 0.9, 0.5, 0.6, 0.0),
+])
+def test_overlap_velocity_where_p_equals_nu_matches_mpmath(d, L, gamma, beta, mu, zeta):
+    # ν = p(μ) (rounded): p − ν, formed as (1 − ν) − q, lost p's digits below 1/2: the μ velocity was 1e10
+    # times its value (and of the wrong sign)
+    from algorithms.attention import locate_probability, overlap_velocity
+
+    problem = SingleLocationProblem(d=d, L=L, gamma=gamma, beta=beta)
+    nu = locate_probability(problem, mu)
+    got = overlap_velocity(problem, [mu, nu, 0.0, zeta])
+    want = _velocity_reference(problem, mu, nu, 0.0, zeta)
+    for g, w in zip(got, want, strict=True):
+        assert g == pytest.approx(w, rel=1e-11, abs=0)
