@@ -177,7 +177,9 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     ``lr``); ``seed`` an int in [0, 2**64); ``dtype`` torch.float32 or torch.float64 (half precision refused
     by name).
 
-    An MLP (tanh; inputs scaled by 1/(5π) inside the features) is trained on all of D with Adam
+    The problem's inputs are the scaled x/(5π), in [−1, 1] (``problem.retain[0]`` holds x/(5π), its labels
+    sin x; the forget labels 1.5); :func:`sup_error` scales its grid the same way. An MLP (tanh) is trained on
+    all of D with Adam
     for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
     + 1) for :class:`~algorithms.unlearning.Retrain`. The paper trains a wider SiLU network far
     longer (Appendix F.2); this is a small CPU version of the same task.
@@ -234,7 +236,8 @@ SUP_CHUNK = 2**18
 
 @allocates("grid")
 def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 2001) -> float:
-    """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric).
+    """sup over x in [-5π, 5π] of |f(θ, x/(5π)) − sin x| on a ``grid``-point grid (the task's metric; the
+    model sees x/(5π), as the task's data hold it: see :func:`sine_poisoning_task`).
 
     ``problem`` is the sine task's :class:`UnlearningProblem` (one input feature) and ``theta`` a finite
     flat parameter vector of its model; ``grid`` an int in [2, 2**22] (``MAX_SUP_GRID``; refused by name

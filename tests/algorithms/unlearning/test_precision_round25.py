@@ -22,6 +22,8 @@ from algorithms.unlearning import (
     TwoLayerPerceptron,
     UnlearningProblem,
     balanced_factorization,
+    sine_poisoning_task,
+    sup_error,
 )
 from algorithms.unlearning import orthogonal_gradient_step as step
 
@@ -138,3 +140,16 @@ def test_numpy_float_lambda_without_a_runtime_warning(value):
         got = step(torch.ones(2, dtype=torch.float64), torch.ones(1, 2, dtype=torch.float64), value)
     assert algorithm.lambda_schedule == float(value) and type(algorithm.lambda_schedule) is float
     assert bool(torch.isfinite(got).all())
+
+
+def test_sine_task_inputs_and_sup_error_are_the_documented_scaled_x():
+    # the docstrings said "(x, sin x)" and "|f(θ, x) − sin x|": the data and the grid hold x/(5π)
+    prob = sine_poisoning_task(8, 2, hidden=(4,), train_steps=5, seed=0)
+    X, y = prob.retain
+    assert float(X.abs().max()) <= 1.0
+    assert torch.allclose(y[:, 0], torch.sin(X[:, 0] * 5 * math.pi), atol=1e-12)
+    grid = torch.linspace(-5 * math.pi, 5 * math.pi, 11, dtype=torch.float64)
+    with torch.no_grad():
+        outputs = prob.predict(prob.params, (grid / (5 * math.pi))[:, None])[:, 0]
+    want = float((outputs - torch.sin(grid)).abs().max())
+    assert math.isclose(sup_error(prob, prob.params, grid=11), want, rel_tol=1e-12)
