@@ -92,3 +92,21 @@ def test_the_diagnosis_reads_highs_model_error_as_no_diagnosis():
     assert _diagnose(np.eye(2), -np.ones(2), np.eye(2), np.array([0.5, -1e20]), None, None) is None
     assert _diagnose(np.eye(2), -np.ones(2), np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([0.0, -1.0]),
                      None, None) is RetCode.Infeasible
+
+
+def test_a_cholesky_factor_is_checked_row_by_row():
+    # one global scale ‖P‖ = 1e10 let diag(1e5, 2), the factor of diag(1e10, 4), pass for P = diag(1e10, 1)
+    from algorithms.qp import KKTFactor
+
+    P = np.diag([1e10, 1.0])
+    with pytest.raises(ValueError, match="cholesky must be P's lower Cholesky factor"):
+        KKTFactor(P, None, cholesky=np.diag([1e5, 2.0]))
+    rng = np.random.default_rng(0)
+    for n in (2, 30):  # true factors of badly scaled P pass, dense and sparse
+        A, D = rng.standard_normal((n, n)), np.diag(10.0 ** rng.uniform(-8, 8, n))
+        P = D @ (A @ A.T + n * np.eye(n)) @ D
+        P = (P + P.T) / 2
+        KKTFactor(P, None, cholesky=np.linalg.cholesky(P))
+        import scipy.sparse as sp
+
+        KKTFactor(sp.csc_matrix(P), None, cholesky=np.linalg.cholesky(P))
