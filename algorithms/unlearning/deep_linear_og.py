@@ -93,13 +93,15 @@ def lemma1_perturbation(problem: UnlearningProblem) -> torch.Tensor:
     model = _require_deep_linear(problem)
     params = problem.unflatten(problem.params)
     u = _downstream(params, model.depth)
-    if float(u @ u) == 0.0:
+    size = norm(u)  # in float64: float32 u·u was 0 for u ~ 1e-25 (a nonzero u refused), inf past 1e19
+    if size == 0.0:
         raise ValueError("problem.params must have u = A_2ᵀ⋯A_{L-1}ᵀc ≠ 0 for Lemma 1's perturbation")
     X = problem.retain[0]
     w = effective_predictor(model, params)
     orthogonal = w - torch.linalg.pinv(X) @ (X @ w)  # P_{S_r⊥} w with S_r = row(X_r)
     delta = torch.zeros_like(problem.params)
-    delta[_first_layer_slice(model)] = (-torch.outer(u, orthogonal) / (u @ u)).reshape(-1)
+    # −(u/‖u‖)(P⊥w/‖u‖)ᵀ: each factor at its own scale, no ‖u‖² formed
+    delta[_first_layer_slice(model)] = (-torch.outer(u / size, orthogonal / size)).reshape(-1)
     return delta
 
 

@@ -22,6 +22,8 @@ from algorithms.unlearning import (
     TwoLayerPerceptron,
     UnlearningProblem,
     balanced_factorization,
+    deep_linear_task,
+    lemma1_perturbation,
     sine_poisoning_task,
     sup_error,
 )
@@ -153,3 +155,23 @@ def test_sine_task_inputs_and_sup_error_are_the_documented_scaled_x():
         outputs = prob.predict(prob.params, (grid / (5 * math.pi))[:, None])[:, 0]
     want = float((outputs - torch.sin(grid)).abs().max())
     assert math.isclose(sup_error(prob, prob.params, grid=11), want, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("scale", [1e-25, 1e-15, 1e15])
+def test_lemma1_perturbation_is_independent_of_the_scale_of_c(dtype, scale):
+    # c × s scales u and w by s, so Δ = −u (P⊥w)ᵀ/‖u‖² does not change; float32's u·u was 0 at s = 1e-25
+    # (a nonzero u refused)
+    task = deep_linear_task(n=4, d=7, widths=(3, 3), n_forget=1, seed=0)
+    net = DeepLinear(7, (3, 3), seed=0, dtype=dtype)
+
+    def problem(theta: torch.Tensor) -> UnlearningProblem:
+        return UnlearningProblem(net, theta.to(dtype), tuple(t.to(dtype) for t in task.retain),
+                                 tuple(t.to(dtype) for t in task.forget))
+
+    base = lemma1_perturbation(problem(task.params))
+    theta = task.params.clone()
+    theta[:3] *= scale
+    got = lemma1_perturbation(problem(theta))
+    assert torch.allclose(got, base, rtol=1e-4 if dtype == torch.float32 else 1e-10,
+                          atol=1e-4 * float(base.abs().max()) if dtype == torch.float32 else 0.0)
