@@ -75,7 +75,8 @@ def _solve(
     L, m, n = linear.A.shape
     # data of extreme units brought to about 1 by powers of two (exact; HiGHS's tolerances are absolute):
     # g scaled by 1e-7 returned another x with Success; a box past 1e20 (HiGHS's infinity) was unbounded
-    x_unit, A_data, b_data, cost_data, lower, upper = scaled_lp(problem, linear)
+    # one unit for all of g (not per row): t and s are in g's units, shared by every row
+    x_unit, A_data, b_data, cost_data, lower, upper = scaled_lp(problem, linear, per_row=False)
     # variables (x, t, s): rows −A_ℓj x − t − s_ℓ <= b_ℓj, then t + Σ s/(ρL) <= 0
     s_part = sp.csr_matrix(
         (-np.ones(L * m), (np.arange(L * m), np.repeat(np.arange(L), m))), shape=(L * m, L)

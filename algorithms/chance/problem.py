@@ -166,6 +166,8 @@ class ChanceConstrainedProblem(Problem):
     linear: LinearStructure | None = None
     known_optimum: float | None = None
     _g_unit: float = field(default=1.0, init=False, repr=False)
+    #: FEAS_TOL's unit per (sample, component) of h_samples: :func:`g_tolerance_units` of g there
+    _g_units: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __setstate__(self, state: dict) -> None:
         """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable; a write
@@ -230,8 +232,7 @@ class ChanceConstrainedProblem(Problem):
 
     def _check_callables(self) -> None:
         """Probe f and g at the three documented box points: shapes, finiteness, agreement with ``linear``."""
-        rng = np.random.default_rng(0)
-        probe = self.lower + (self.upper - self.lower) * rng.uniform(0.1, 0.9, size=(3, self.n))
+        probe = probe_points(self)
         # the user's own call first: what f or g raise on the inputs every method passes (a float32 module
         # given float64 points: torch's "mat1 and mat2 must have the same dtype", naming neither) is named
         # the problem's dtype, as objective() and constraints() pass them; a copy of the read-only h_samples
@@ -259,6 +260,7 @@ class ChanceConstrainedProblem(Problem):
         if not np.all(np.isfinite(cons)):
             raise ValueError("g returned non-finite values at points of the box")
         object.__setattr__(self, "_g_unit", g_tolerance_unit(cons))
+        object.__setattr__(self, "_g_units", read_only(g_tolerance_units(cons)))
         # the fresh samples and g on them (one row of x): n_fresh = 10**9 raised numpy's MemoryError later
         check_fits_memory("ChanceConstrainedProblem", "n_fresh", self.n_fresh,
                           8.0 * self.n_fresh * (self.h_samples.shape[1] + 2 * cons.shape[2]))
@@ -366,10 +368,20 @@ def _check_points(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
     return x
 
 
+def probe_points(problem: ChanceConstrainedProblem) -> np.ndarray:
+    """The construction's three probe points lower + (upper − lower)·u, u from ``default_rng(0)``."""
+    u = np.random.default_rng(0).uniform(0.1, 0.9, size=(3, problem.n))
+    return problem.lower + (problem.upper - problem.lower) * u
+
+
 def _satisfied(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Per (row of x, row of h): every component of g(x, h) >= 0 (to FEAS_TOL in g's units)."""
-    # FEAS_TOL in g's units: g scaled by 1e-9 had every sample "satisfied" within an absolute 1e-7
-    return np.all(problem.constraints(x, h) >= -FEAS_TOL * problem._g_unit, axis=2)
+    """Per (row of x, row of h): every component of g(x, h) >= 0 (to FEAS_TOL in each value's own units)."""
+    # FEAS_TOL in g's units: g scaled by 1e-9 had every sample "satisfied" within an absolute 1e-7; and in
+    # each (sample, component)'s own units: one sample's g of 1e30 made the unit 2**74 for every value, and
+    # x = 1 violating x <= 0.5 in every sample counted feasible (the three LP baselines said Success)
+    units = problem._g_units if h is problem.h_samples else g_tolerance_units(
+        problem.constraints(probe_points(problem), h))
+    return np.all(problem.constraints(x, h) >= -FEAS_TOL * units[None], axis=2)
 
 
 def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -385,10 +397,11 @@ def empirical_violation(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray
     as a batch of one (shape (1,)).
 
     A point is empirically feasible when this is <= rho (at most ⌊ρL⌋ violated samples). A sample counts
-    as satisfied when every g(x, h) >= −1e-7·u (LP answers sit on the boundary), u = 1 for g of ordinary size
-    (g at the construction's probe points up to about 1e8 in magnitude), the power of two nearest max|g|
-    for tiny g (below 2**-10), and that over 2**26 for huge g (g ~ 1e30: a relative 1.5e-15, about its
-    rounding).
+    as satisfied when every g(x, h) >= −1e-7·u (LP answers sit on the boundary), u from g's values at the
+    construction's three probe points, per component of g: u = 1 for g of ordinary size (up to about 1e8 in
+    magnitude), the power of two nearest max|g| for tiny g (below 2**-10), and that over 2**26 for huge g
+    (g ~ 1e30: a relative 1.5e-15, about its rounding); where a component is huge, each sample's value has
+    its own u by the same rule (at least 1), so one sample of 1e30 leaves the others' tolerance at 1e-7.
     """
     return violation_fraction(problem, _check_points(problem, x), problem.h_samples)
 
@@ -444,6 +457,27 @@ def g_tolerance_unit(cons: np.ndarray) -> float:
     return unit if unit < 1.0 else max(1.0, unit / 2.0**26)
 
 
+def g_tolerance_units(cons: np.ndarray) -> np.ndarray:
+    """:func:`g_tolerance_unit` per (sample, component), from g's values ``cons`` (probe, L, m) at the probe
+    points: each component's unit (tiny g keeps its tiny unit), and where that is huge, the value's own
+    (at least 1): a sample whose g is 1e30 no longer sets the unit of the others. A value's own tiny size
+    never shrinks it (g = −1e-7 at a sample is ordinary data near its boundary, not g of tiny units)."""
+    column = np.array([g_tolerance_unit(cons[..., j]) for j in range(cons.shape[-1])])
+    largest = np.abs(cons).max(axis=0)
+    with np.errstate(divide="ignore"):
+        k = np.round(np.log2(np.where(largest > 0, largest, 1.0)))
+    own = np.maximum(1.0, np.where(k > 10, np.exp2(k), 1.0) / 2.0**26)
+    return np.minimum(column[None, :], own)
+
+
+def units_of(values: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
+    """:func:`unit_of` along ``axis`` (kept, as size 1): each slice's own power of two."""
+    largest = np.abs(values).max(axis=axis, keepdims=True)
+    largest = np.where(np.isfinite(largest) & (largest > 0), largest, 1.0)
+    k = np.round(np.log2(largest))
+    return np.where((k >= -10) & (k <= 10), 1.0, np.exp2(k))
+
+
 def unit_of(values: np.ndarray) -> float:
     """1.0, or the power of two nearest the largest |value| when that lies outside [2**-10, 2**10]: the
     factor that brings data of extreme units (g or a cost scaled by 1e-9 or 1e9) to about 1 before an LP/MILP
@@ -456,17 +490,24 @@ def unit_of(values: np.ndarray) -> float:
     return 1.0 if -10 <= k <= 10 else 2.0 ** k
 
 
-def scaled_lp(problem: ChanceConstrainedProblem, linear: LinearStructure
-              ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def scaled_lp(problem: ChanceConstrainedProblem, linear: LinearStructure, *, per_row: bool = True
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The LP data in units an LP/MILP backend with absolute tolerances handles: ``(x_unit, A, b, cost,
-    lower, upper)`` for the variable u = x / x_unit, each block divided by its own :func:`unit_of` (powers
-    of two, exact; data of ordinary size unchanged). A box past HiGHS's infinity (|bound| >= 1e20) read as
-    no bound at all: a box of 1e30 was "Unbounded", one of 1e10 failed."""
+    lower, upper)`` for the variable u = x / x_unit (x_unit per coordinate), each coordinate, each constraint
+    row (ℓ, j) (``per_row``; else the whole of A and b, for an LP whose rows share variables in g's units, as
+    CVaR's) and the cost divided by its own :func:`unit_of` (powers of two, exact; data of ordinary size
+    unchanged). A box past HiGHS's infinity (|bound| >= 1e20) read as no bound at all: a box of 1e30 was
+    "Unbounded", one of 1e10 failed. Per coordinate and per row: one coordinate's box of 1e30 (or one row of
+    1e30) made the others' data 1e-30, inside HiGHS's tolerances, and x <= 0.5 went unenforced."""
     lower, upper = problem.lower.astype(np.float64), problem.upper.astype(np.float64)
-    x_unit = unit_of(np.concatenate([lower, upper]))
+    x_unit = units_of(np.stack([lower, upper]), axis=0)[0]
     A, cost = linear.A * x_unit, linear.cost * x_unit
-    g_unit, f_unit = unit_of(np.concatenate([A.ravel(), linear.b.ravel()])), unit_of(cost)
-    return x_unit, A / g_unit, linear.b / g_unit, cost / f_unit, lower / x_unit, upper / x_unit
+    rows = np.concatenate([A, linear.b[:, :, None]], axis=2)
+    g_unit = units_of(rows, axis=2)[:, :, 0] if per_row else unit_of(rows)
+    f_unit = unit_of(cost)
+    b = linear.b / g_unit
+    A = A / np.broadcast_to(g_unit, b.shape)[:, :, None]
+    return x_unit, A, b, cost / f_unit, lower / x_unit, upper / x_unit
 
 
 def box_minimum(A: np.ndarray, b: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

@@ -121,7 +121,9 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: ScenarioApproach, optio
     )
     retcode = linprog_retcode(result, options)
     u = result.x if result.x is not None else 0.5 * (lower + upper)
-    if retcode is RetCode.Success and np.min(A @ u + b) < -FEAS_TOL * (1.0 + np.abs(b).max()):
+    # per row, in the row's own (scaled) units: one row's b of 1e30 scaled a violation elsewhere away
+    row_tol = FEAS_TOL * (1.0 + np.abs(A) @ np.abs(u) + np.abs(b))
+    if retcode is RetCode.Success and np.any(A @ u + b < -row_tol):
         retcode = RetCode.Failure
     x = u * x_unit
     return finish_linear(problem, x, retcode, options, ScenarioResult(count, result), max_violation=1.0)

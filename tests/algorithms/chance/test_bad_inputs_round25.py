@@ -1,0 +1,83 @@
+"""Round 25: acceptance checks scaled per value, not by one global norm (class B of #43's sweep)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.chance import (
+    SAAMILP,
+    ChanceConstrainedProblem,
+    CVaRApproximation,
+    LinearStructure,
+    ScenarioApproach,
+    empirical_violation,
+)
+from algorithms.core import RetCode
+
+L = 20
+
+
+def _huge_sample_problem() -> ChanceConstrainedProblem:
+    """max x s.t. x <= 0.5 (every sample) and a second component 1e30 in one sample (always satisfied)."""
+    h = np.column_stack([np.full(L, 0.5), np.ones(L)])
+    h[0, 1] = 1e30
+    A = np.zeros((L, 2, 1))
+    A[:, 0, 0] = -1.0
+
+    def g(x, h):
+        return torch.stack([h[None, :, 0] - x[:, :1], h[None, :, 1] + 0 * x[:, :1]], dim=2)
+
+    return ChanceConstrainedProblem(f=lambda x: -x[:, 0], g=g, h_samples=h, rho=0.05, lower=[0.0],
+                                    upper=[1.0],
+                                    linear=LinearStructure(cost=np.array([-1.0]), A=A, b=h.copy()))
+
+
+def _huge_box_problem() -> ChanceConstrainedProblem:
+    """max x1 s.t. x1 <= 0.5, with a second coordinate boxed in [0, 1e30] (unused)."""
+    h = np.full((L, 1), 0.5)
+    A = np.zeros((L, 1, 2))
+    A[:, 0, 0] = -1.0
+    return ChanceConstrainedProblem(f=lambda x: -x[:, 0], g=lambda x, h: h[None, :, 0] - x[:, :1],
+                                    h_samples=h, rho=0.05, lower=[0.0, 0.0], upper=[1.0, 1e30],
+                                    linear=LinearStructure(cost=np.array([-1.0, 0.0]), A=A, b=h.copy()))
+
+
+def test_one_huge_sample_leaves_the_other_values_tolerance():
+    # the unit of every value was 2**74 (from the 1e30): x = 1, violating x <= 0.5 in every sample, counted 0
+    problem = _huge_sample_problem()
+    assert empirical_violation(problem, np.array([[1.0]]))[0] == 1.0
+    assert empirical_violation(problem, np.array([[0.5]]))[0] == 0.0
+
+
+@pytest.mark.parametrize("algorithm", [SAAMILP(), ScenarioApproach()], ids=["saa", "scenario"])
+@pytest.mark.parametrize("build", [_huge_sample_problem, _huge_box_problem], ids=["sample", "box"])
+def test_row_and_coordinate_scaling_solve_the_lp(algorithm, build):
+    # scaled by one unit for all rows (all coordinates) the x <= 0.5 rows fell inside HiGHS's tolerances:
+    # Success at x = 1 (violated everywhere) or at x = 0 (not optimal)
+    sol = solve(build(), algorithm)
+    assert sol.retcode is RetCode.Success
+    assert sol.x[0] == pytest.approx(0.5, abs=1e-9)
+    assert sol.stats.empirical_violation == 0.0
+
+
+def test_cvar_never_succeeds_at_a_violating_point():
+    # CVaR's LP shares t and s across rows, so g has one unit there: the 1e30 sample hides x <= 0.5 from
+    # HiGHS, and the answer check (now per value) reports it instead of Success at x = 1
+    sol = solve(_huge_sample_problem(), CVaRApproximation())
+    assert sol.retcode is not RetCode.Success or sol.stats.empirical_violation <= 0.05
+    assert solve(_huge_box_problem(), CVaRApproximation()).x[0] == pytest.approx(0.5, abs=1e-9)
+
+
+def test_a_small_value_keeps_the_components_tolerance():
+    # g = −1e-7 at one sample beside values of 1: satisfied (the documented −1e-7·u, u = 1), not held to a
+    # tolerance of its own tiny size; g of tiny units everywhere keeps its tiny unit
+    h = np.array([[-1e-7], [np.nextafter(-1e-7, -1.0)], [0.0], [1.0]])
+    problem = ChanceConstrainedProblem(f=lambda x: x[:, 0], g=lambda x, h: 0.0 * x[:, :1] + h[None, :, 0],
+                                       h_samples=h, rho=0.25, lower=[0.0], upper=[1.0])
+    assert empirical_violation(problem, np.array([[0.5]]))[0] == 0.25
+    tiny = ChanceConstrainedProblem(f=lambda x: x[:, 0], g=lambda x, h: 0.0 * x[:, :1] + 1e-9 * h[None, :, 0],
+                                    h_samples=h * 1e3, rho=0.25, lower=[0.0], upper=[1.0])
+    assert empirical_violation(tiny, np.array([[0.5]]))[0] == 0.5   # −1e-13 is below −1e-7·2**-20
