@@ -95,10 +95,11 @@ class BlackBoxProblem(Problem):
     the three None or a real of magnitude at most 3.4e38 (the working range). ``name`` labels reports.
     ``vectorized`` (bool): ``f`` takes
     a whole population ``X`` (n, d) and returns n values, instead of one point ``x`` (d,) and a float. An
-    evaluation below ``optimum`` by more than 1e-6·max(|optimum|, F − optimum), F the largest finite value
-    the run has evaluated (1e-6 of f's scale, unit-free: float32 rounding of a vectorized f at its
-    minimizer passes; f in units of 1e-10 with optimum = 1e-10 beside a value 5e-11 does not), shows it is
-    not the minimum: the :class:`Evaluator` (so every solve) raises ``ValueError`` naming ``optimum`` there.
+    evaluation below ``optimum`` by more than 1e-6·max(|optimum|, M), M the median of |value − optimum|
+    over the first 4096 finite values the run has evaluated (1e-6 of f's scale, unit-free: float32 rounding
+    of a vectorized f at its minimizer passes; f in units of 1e-10 with optimum = 1e-10 beside a value 5e-11
+    does not; a median, so one evaluation of 1e30 does not widen it), shows it is not the minimum: the
+    :class:`Evaluator` (so every solve) raises ``ValueError`` naming ``optimum`` there.
 
     Non-finite values of ``f`` (the family's rule, which replaces the README's general "a non-finite value
     ends the run ``Diverged``", as the README's retcode table states): a NaN, +inf or -inf that ``f``
@@ -452,18 +453,31 @@ class Evaluator:
     def _check_optimum(self, values: np.ndarray, bad: np.ndarray, rows: np.ndarray) -> None:
         # a value below the stated optimum shows the optimum is wrong: its regret would be negative and
         # clipped to 0, and a target set from it reached at once (a false Success); 1e-6 (float32 rounding
-        # of a vectorized f) of f's scale max(|optimum|, largest value seen − optimum): an absolute floor of 1
-        # let f in units of 1e-10 with an optimum 4e-10 above its minimum pass (target reached at once)
+        # of a vectorized f) of f's scale max(|optimum|, M): an absolute floor of 1 let f in units of 1e-10
+        # with an optimum 4e-10 above its minimum pass (target reached at once). M is the median of
+        # |value − optimum| over the first OPTIMUM_SAMPLE finite values: the largest value seen (before)
+        # let one evaluation of 1e30 widen the slack to 1e24, and a wrong optimum 0.05 above f's minimum
+        # passed with every value below it
         optimum = self.problem.optimum
         if optimum is None or bad.all():
             return
-        top = max(self.__dict__.get("_top", -math.inf), float(values[~bad].max()))
-        object.__setattr__(self, "_top", top)
+        seen = self.__dict__.get("_seen", np.empty(0))
+        if seen.size < OPTIMUM_SAMPLE:
+            seen = np.concatenate([seen, values[~bad][:OPTIMUM_SAMPLE - seen.size]])
+            object.__setattr__(self, "_seen", seen)
         i = int(np.argmin(np.where(bad, np.inf, values)))
-        if values[i] < optimum - 1e-6 * max(abs(optimum), top - optimum):
+        if not values[i] < optimum:
+            return
+        with np.errstate(over="ignore"):
+            spread = float(np.median(np.abs(seen - optimum)))
+        if values[i] < optimum - 1e-6 * max(abs(optimum), spread):
             raise ValueError(f"optimum = {optimum!r} is above f(x) = {float(values[i])!r} at the evaluated "
                              f"x = {rows[i].tolist()!r:.80}: optimum must be the minimum value of f on the "
                              f"box")
+
+
+#: how many of a run's first finite values set f's scale in the optimum's check (their median distance)
+OPTIMUM_SAMPLE = 4096
 
 
 def _scalar(value: Any) -> float:
