@@ -35,15 +35,18 @@ for evaluations the user runs, or data already evaluated.
 Stopping and retcodes (``tol`` defaults to 1e-6):
 
 * ``Success``: ``problem.f_star`` is known and the simple regret f⁺_t − f* <= ``tol`` (a ``tol`` given to
-  ``solve`` is absolute, in f's units; the default is 1e-6 times the standard deviation of the observed f
-  values, as for ``Stalled`` below, so f in units of 1e-30 does not succeed at once). Without f*
+  ``solve`` is absolute, in f's units; the default is 1e-6·S, S f's robust spread: the smaller of the
+  standard deviation of the observed finite f values and 1.4826 times their median absolute deviation
+  from the median (three values or more; the standard deviation where that is 0, i.e. half the values or
+  more are equal), as for ``Stalled`` below, so f in units of 1e-30 does not succeed at once and one
+  evaluation of 1e30 among values of order 1 does not make the tolerance 1e23). Without f*
   nothing certifies optimality, so a run never ends in ``Success``. A feasible evaluation below f*
-  (by more than 1e-6·max(|f*|, S), S the standard deviation of the observed f values: unit-free) shows f*
+  (by more than 1e-6·max(|f*|, S), S that robust spread: unit-free) shows f*
   is not the minimum: the solve raises ``ValueError`` naming ``f_star`` (as does an ``x_star`` whose f is
   farther than that from f*).
 * ``Stalled``: f* is unknown and the maximal CEI found fell to <= ``tol`` (the model expects no
   point to improve). That is the model's belief, not a certificate: a ``tol`` given to ``solve`` is
-  absolute (in f's units); the default is 1e-6 times the standard deviation of the observed f values
+  absolute (in f's units); the default is 1e-6·S, S the robust spread of the observed f values above
   (so the same problem in other units stalls alike). A misspecified kernel (a lengthscale far too
   long) makes CEI small everywhere, so a run can stall after a few steps with a large regret; check
   the model before trusting it.
@@ -118,7 +121,14 @@ from algorithms.bayesopt.acquisition import (
     log_constrained_ei,
     log_probability_of_feasibility,
 )
-from algorithms.bayesopt.gp import RESTARTS_MAX, GaussianProcess, _check_kernel, fit_kernel, spread_of
+from algorithms.bayesopt.gp import (
+    RESTARTS_MAX,
+    GaussianProcess,
+    _check_kernel,
+    fit_kernel,
+    robust_spread,
+    spread_of,
+)
 from algorithms.bayesopt.kernels import SCALE_MAX, Kernel, check_scale
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
@@ -896,7 +906,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if options.tol is not None:
             return tol
         finite = np.asarray(F)[np.isfinite(F)]
-        spread = spread_of(finite)
+        spread = robust_spread(finite)   # one outlier of 1e30 set the tolerance to 4.7e23: Success at once
         return tol * (spread if spread > 0 else 1.0)
 
     def regret() -> float | None:
@@ -906,7 +916,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         best = hist.best_feasible()
         if np.isfinite(best[-1]):   # a feasible value below f_star: f_star is wrong, not a negative regret
             finite = np.asarray(F)[np.isfinite(F)]   # f's scale: the check is unit-free, as the default tol
-            problem.check_below_f_star(float(best[-1]), hist.X[int(np.argmin(best))], scale=spread_of(finite))
+            problem.check_below_f_star(float(best[-1]), hist.X[int(np.argmin(best))],
+                                       scale=robust_spread(finite))
         return float(best[-1] - problem.f_star)
 
     retcode = RetCode.MaxIters

@@ -59,7 +59,8 @@ class ConstrainedBOProblem(Problem):
     at construction), to within an optimizer's polish: |f(x_star) − f_star| <= 1e-6·max(1, |f_star|) and
     c(x_star) <= 1e-6 (absolute below |f_star| = 1, as f's scale is not known yet); a solve checks the pair
     again, unit-free, once the initial design is evaluated: |f(x_star) − f_star| <= 1e-6·max(|f_star|, S),
-    S the standard deviation of the observed f values (f in units of 1e-10 with f_star = 5e-10 beside
+    S the robust spread of the observed f values (``CEI``'s: their standard deviation, or 1.4826 times their
+    median absolute deviation when smaller; f in units of 1e-10 with f_star = 5e-10 beside
     f(x_star) = 1e-10 passes construction, and the solve raises ``ValueError`` naming ``f_star``).
     ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone cannot be checked up
     front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible evaluation lies below it
@@ -204,7 +205,7 @@ class ConstrainedBOProblem(Problem):
     def check_below_f_star(self, value: float, x: np.ndarray, scale: float | None = None) -> None:
         """Refuse ``f_star`` once a feasible evaluation ``value`` (any real, f at ``x``) lies below it:
         f_star is then not the constrained minimum, and a regret against it would end a run in a false
-        ``Success``. ``scale`` (None, or a real >= 0: f's scale, a solve passes the standard deviation of
+        ``Success``. ``scale`` (None, or a real >= 0: f's scale, a solve passes the robust spread of
         its observed f values) sets the slack 1e-6·max(|f_star|, scale); None: 1e-6·max(1, |f_star|). With a
         ``scale`` and an ``x_star`` given at construction, f(x_star) must also lie within that slack of
         f_star (the construction's check, absolute below |f_star| = 1, made unit-free)."""
