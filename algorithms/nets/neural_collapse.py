@@ -502,8 +502,10 @@ def classifier_alignment(V, means) -> np.ndarray:
     for c in range(k):
         support = M[c] != 0     # the support: nonzero entries (> 0 answered 0 for mirrored, negative means)
         w = np.where(support, rows[c], 0.0)
-        denom = np.linalg.norm(w) * np.linalg.norm(M[c])
-        out[c] = float(w @ M[c] / denom) if denom > 0 else 0.0
+        # each vector at its own unit scale: ‖w‖·‖μ_c‖ underflowed to 0 for a mean of 1e-200 beside one of 1
+        # (cosine 0 for 0.707)
+        unit = _normalize_rows(np.vstack([w, M[c]]))
+        out[c] = float(np.clip(unit[0] @ unit[1], -1.0, 1.0))
     return out
 
 

@@ -1,13 +1,16 @@
-"""Round 25: float32 Lanczos at the working range's ends (float64 on the same probes as the reference)."""
+"""Round 25: float32 Lanczos at the working range's ends (float64 on the same probes as the reference);
+cosines of vectors at very different scales."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
 from algorithms.nets.gd_map import stochastic_logabsdet
+from algorithms.nets.neural_collapse import classifier_alignment
 
 
 def _spd(dim: int = 6) -> torch.Tensor:
@@ -31,3 +34,11 @@ def test_float32_symmetry_check_is_not_vacuous_at_1e20():
     N = (torch.triu(torch.ones(4, 4)) * 1e20).to(torch.float32)
     with pytest.raises(ValueError, match="symmetric"):
         stochastic_logabsdet(lambda V: N @ V, 4, num_probes=8, lanczos_steps=4, seed=0, dtype=torch.float32)
+
+
+@pytest.mark.parametrize("tiny", [1e-200, 1e-160, 1e-30])
+def test_classifier_alignment_of_a_tiny_class_mean(tiny):
+    # ‖w‖·‖μ_c‖ underflowed to 0 for a mean of 1e-200 beside one of 1: cosine 0 for 1/√2
+    means = np.array([[1.0, 0.0], [tiny, tiny]])
+    got = classifier_alignment(np.array([[1.0, 0.0], [1.0, 2.0]]), means)
+    assert got[0] == 0.0 and math.isclose(got[1], 1 / math.sqrt(2), rel_tol=1e-15)
