@@ -1331,18 +1331,22 @@ def _independent_residuals(qp: QP, x, y, z, *, drop_complementarity_scale: bool 
     def row_scale(row, v) -> float:  # Σ|row_j v_j|
         return math.fsum(abs(r) * abs(e) for r, e in zip(row, v, strict=True))
 
+    def size(row) -> float:  # the row's largest |entry|, 1 for a zero row (the floor of its scale)
+        return float(np.max(np.abs(row))) or 1.0
+
     norm = np.linalg.norm
     Px, Aty, Gtz = qp.P @ x, A.T @ y, G.T @ z
     station = norm(Px + qp.q + Aty + Gtz, np.inf) / max(1, *(norm(v, np.inf) for v in (qp.q, Px, Aty, Gtz)))
-    rows_b = [abs(A[i] @ x - b[i]) / max(1.0, abs(b[i]), row_scale(A[i], x)) for i in range(b.size)]
-    scale_h = [max(1.0, abs(h[i]), row_scale(G[i], x)) for i in range(h.size)]
+    rows_b = [abs(A[i] @ x - b[i]) / max(size(A[i]), abs(b[i]), row_scale(A[i], x)) for i in range(b.size)]
+    scale_h = [max(size(G[i]), abs(h[i]), row_scale(G[i], x)) for i in range(h.size)]
     rows_h = [max(G[i] @ x - h[i], 0.0) / scale_h[i] for i in range(h.size)]
     primal = max([0.0, *rows_b, *rows_h])
     if not h.size:
         return np.array([station, primal, 0.0, 0.0])
-    top = max(1.0, float(np.max(np.abs(z))))
-    dual = float(np.max(np.maximum(-z, 0))) / top
-    compl = max(abs(z[i] * (h[i] - G[i] @ x)) / (1.0 if drop_complementarity_scale else top * scale_h[i])
+    unit_z = np.array([z[i] * size(G[i]) for i in range(h.size)])   # the unit rows' multipliers
+    top = max(1.0, float(np.max(np.abs(unit_z))))
+    dual = float(np.max(np.maximum(-unit_z, 0))) / top
+    compl = max(abs(unit_z[i] * (h[i] - G[i] @ x)) / (1.0 if drop_complementarity_scale else top * scale_h[i])
                 for i in range(h.size))
     return np.array([station, primal, dual, compl])
 

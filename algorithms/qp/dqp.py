@@ -237,8 +237,10 @@ class DQP(Algorithm):
         residuals in ``stats`` and ``warnings``. The default 1e-6 is far above the round-off
         of a polished point (~1e-13 at cond(K_J) ≲ 1e3) and far below the residual of a wrong
         active set (the size of a multiplier or a slack). The returned ``x`` is clipped into [lb, ub] (bounds
-        met exactly); other constraints far below the QP's own scale are judged absolutely (the residuals'
-        floor 1, :func:`kkt_residuals`): rescale such data to order 1 where their accuracy matters.
+        met exactly); each row of ``A`` and ``G`` is judged at its own size (a row and its right-hand side
+        times any c > 0 get the same verdict), while variables and objective far below unit scale are judged
+        absolutely (the residuals' floor 1, :func:`kkt_residuals`): rescale such data to order 1 where their
+        accuracy matters.
         A QP is solved on a copy rescaled by powers of two when its scales are far from 1; data of
         subnormal size (a nonzero P or q, or finite bounds, whose largest entry is below 2.2e-308, e.g. P, q
         of 1e-320) or scales whose factor passes float64 (2**1023: 1e300 apart) are refused at the solve with
@@ -1740,10 +1742,11 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
       gradient: a coordinate whose terms cancel, as at x* = (1e12, 1e12) of P = [[1, −1], [−1, 2]], has a
       right answer's rounding far above its own terms; so one entry of q of 1e15 also hides a gradient
       error 0.5 of another coordinate);
-    * primal ``maxᵢ`` of ``|(Ax − b)ᵢ| / max(1, |bᵢ|, (|A||x|)ᵢ)`` and ``(Gx − h)ᵢ₊ / sᵢ``,
-      ``sᵢ = max(1, |hᵢ|, (|G||x|)ᵢ)``;
-    * dual ``‖z₋‖∞ / max(1, ‖z‖∞)`` (the multipliers are judged as one vector);
-    * complementarity ``maxᵢ |zᵢ (h − Gx)ᵢ| / (max(1, ‖z‖∞) · sᵢ)``;
+    * primal ``maxᵢ`` of ``|(Ax − b)ᵢ| / max(‖Aᵢ‖∞, |bᵢ|, (|A||x|)ᵢ)`` and ``(Gx − h)ᵢ₊ / sᵢ``,
+      ``sᵢ = max(‖Gᵢ‖∞, |hᵢ|, (|G||x|)ᵢ)`` (``‖Mᵢ‖∞`` the row's largest |entry|, 1 for a zero row);
+    * dual ``‖z̃₋‖∞ / max(1, ‖z̃‖∞)`` with ``z̃ᵢ = zᵢ ‖Gᵢ‖∞``, the multipliers of the unit rows (judged as one
+      vector);
+    * complementarity ``maxᵢ |z̃ᵢ (h − Gx)ᵢ| / (max(1, ‖z̃‖∞) · sᵢ)``;
     * with bounds, stationarity is also at least ``‖f‖∞ / max(1, ‖q‖∞, ‖z_box‖∞)``, f the part of ``z_box``
       no bound absorbs (a wrong sign, or a free side; a fixed variable's entry absorbs either sign); and the
       primal residual is the larger of that of the rows of A and G and of the bounds, each variable's
@@ -1752,11 +1755,15 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     One scale for all rows let a row of ``h = 1e20`` ("no bound", Maros-Meszaros) or a coordinate of x of
     −1e20 hide a violation 0.5 of another row (``Success`` at x = (1, 1) or (1, −1e20) for x1 <= 0.5). So
     a row is judged on its own scale: a row on a coordinate far smaller than the others sees that
-    coordinate's own error.
+    coordinate's own error. A row and its right-hand side multiplied by any c > 0 are the same constraint,
+    and every residual is the same for both (the floor of a row's scale is the row's own size ``‖Gᵢ‖∞``, its
+    multiplier taken as ``zᵢ ‖Gᵢ‖∞``): with the floor 1, a row of entries ~1e-6 was judged absolutely, and an
+    answer violating it by 0.2 of its own size passed as ``Success``, 34 % below the optimum (red25a).
 
-    The floor 1 in every scale is deliberate, and it is what the residuals do NOT see: below unit scale they
-    are absolute. A QP whose data (and so whose multipliers) are all far below 1 is judged to the absolute
-    tolerance, e.g. z = (1e-12, −1e-9) has dual residual 1e-9, under ``DQP``'s default ``kkt_tol`` 1e-6,
+    The floor 1 of the other scales (in the units of x and of q, with rows taken at unit size) is deliberate,
+    and it is what the residuals do NOT see: below unit scale they are absolute. A QP whose data (and so
+    whose multipliers) are all far below 1 is judged to the absolute tolerance, e.g. z = (1e-12, −1e-9)
+    has dual residual 1e-9, under ``DQP``'s default ``kkt_tol`` 1e-6,
     although its second multiplier has the wrong sign; and above unit scale a negative multiplier is judged
     against the largest one (z = (1e9, −1) has dual residual 1e-9). Without the floor every multiplier of a
     QP whose constraints are all slack (z = 0 up to round-off, e.g. −1e-15) would be judged against its own
@@ -1825,6 +1832,9 @@ def _kkt_residuals(qp: QP, x, y, z, z_box, x_floor: float) -> dict[str, float]:
     # another row (clarabel's x = (1, 1) for x1 <= 0.5 passed as Success); |M| @ |v| bounds the round-off
     # of M @ v, so cancellation inside a row is not judged against its own rounding
     floored_x = np.maximum(np.abs(x), x_floor)
+    # a row's scale is floored at the row's own size, and its multiplier taken at the unit row's size: a row
+    # and its right-hand side times c > 0 are the same constraint (a floor 1 judged a row of ~1e-6 entries
+    # absolutely, and an answer 34 % below the optimum, violating it by 0.2 of its size, passed; red25a)
     Px = qp.P @ x
     grad = Px + qp.q
     scale_grad = [1.0, _inf_norm(qp.q), _inf_norm(Px)]
@@ -1835,7 +1845,7 @@ def _kkt_residuals(qp: QP, x, y, z, z_box, x_floor: float) -> dict[str, float]:
         Aty = qp.A.T @ y
         grad = grad + Aty
         scale_grad.append(_inf_norm(Aty))
-        scale_b = np.maximum(np.maximum(1.0, np.abs(qp.b)), _abs_product(qp.A, floored_x))
+        scale_b = np.maximum(np.maximum(_row_sizes(qp.A), np.abs(qp.b)), _abs_product(qp.A, floored_x))
         primal = _inf_norm((Ax - qp.b) / scale_b)
     if qp.G is not None:
         Gx = qp.G @ x
@@ -1843,11 +1853,13 @@ def _kkt_residuals(qp: QP, x, y, z, z_box, x_floor: float) -> dict[str, float]:
         grad = grad + Gtz
         scale_grad.append(_inf_norm(Gtz))
         slack = qp.h - Gx
-        scale_h = np.maximum(np.maximum(1.0, np.abs(qp.h)), _abs_product(qp.G, floored_x))
+        sizes = _row_sizes(qp.G)
+        scale_h = np.maximum(np.maximum(sizes, np.abs(qp.h)), _abs_product(qp.G, floored_x))
         primal = max(primal, float(np.maximum(-slack / scale_h, 0.0).max(initial=0.0)))
-        scale_z = max(1.0, _inf_norm(z))
-        dual = float(np.maximum(-z, 0.0).max(initial=0.0)) / scale_z
-        compl = _inf_norm(z * (slack / scale_h)) / scale_z
+        unit_z = z * sizes   # the multipliers of the unit rows
+        scale_z = max(1.0, _inf_norm(unit_z))
+        dual = float(np.maximum(-unit_z, 0.0).max(initial=0.0)) / scale_z
+        compl = _inf_norm(unit_z * (slack / scale_h)) / scale_z
     return {"stationarity": _inf_norm(grad) / max(scale_grad), "primal": primal, "dual": dual,
             "complementarity": compl}
 
@@ -1857,6 +1869,13 @@ def _kkt_residuals(qp: QP, x, y, z, z_box, x_floor: float) -> dict[str, float]:
 #: returned as −2e-16 by the copy, in a row of G = −1e30 on that coordinate alone, is a violation 2e14, the
 #: row's whole |G||x|: without the floor a right answer failed there
 X_FLOOR_CALLER_UNITS = 1.0
+
+
+def _row_sizes(M) -> np.ndarray:
+    """Each row's largest |entry| (dense or sparse M), 1 for a zero row: the floor of the row's scale."""
+    top = np.asarray(abs(M).max(axis=1).todense(), dtype=np.float64).ravel() if sp.issparse(M) else \
+        np.abs(M).max(axis=1, initial=0.0)
+    return np.where(top > 0, top, 1.0)
 
 
 def _abs_product(M, v: np.ndarray) -> np.ndarray:
@@ -2049,10 +2068,10 @@ def _rows_primal(qp: QP, x: np.ndarray, x_floor: float) -> float:
     """The primal residual of the rows of A and G alone (kkt_residuals' per-row scaling, no bound rows)."""
     abs_x, violation = np.maximum(np.abs(x), x_floor), 0.0
     if qp.A is not None:
-        scale_b = np.maximum(np.maximum(1.0, np.abs(qp.b)), _abs_product(qp.A, abs_x))
+        scale_b = np.maximum(np.maximum(_row_sizes(qp.A), np.abs(qp.b)), _abs_product(qp.A, abs_x))
         violation = _inf_norm((qp.A @ x - qp.b) / scale_b)
     if qp.G is not None:
-        scale_h = np.maximum(np.maximum(1.0, np.abs(qp.h)), _abs_product(qp.G, abs_x))
+        scale_h = np.maximum(np.maximum(_row_sizes(qp.G), np.abs(qp.h)), _abs_product(qp.G, abs_x))
         violation = max(violation, float(np.maximum((qp.G @ x - qp.h) / scale_h, 0.0).max(initial=0.0)))
     return violation
 

@@ -110,3 +110,66 @@ def test_a_cholesky_factor_is_checked_row_by_row():
         import scipy.sparse as sp
 
         KKTFactor(sp.csc_matrix(P), None, cholesky=np.linalg.cholesky(P))
+
+
+def _tiny_row_qp(c):
+    # red25a: row 1 of G, the same constraint at the size c (a floor 1 judged a small row absolutely)
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((3, 3))
+    P = M @ M.T + 0.1 * np.eye(3)
+    G = np.array([[1.0, 0.5, -0.3], [0.4, -1.0, 0.8]])
+    h = np.array([0.2, 0.1])
+    G[1] *= c
+    h[1] *= c
+    return QP(P=P, q=np.array([1.0, -2.0, 0.5]), G=G, h=h)
+
+
+@pytest.mark.parametrize("c", [1e-8, 1e-6, 1e-3, 1.0, 1e3, 1e6])
+def test_a_row_times_c_is_judged_as_the_same_row(c):
+    # the same constraint written at another size: every residual the same (the floor was 1, not the row)
+    x, z = np.array([0.3, -0.2, 0.1]), np.array([0.5, -2e-3])
+    base, scaled = _tiny_row_qp(1.0), _tiny_row_qp(c)
+    ours = kkt_residuals(scaled, x, None, z / np.array([1.0, c]))   # row 1's multiplier over c
+    for key, value in kkt_residuals(base, x, None, z).items():
+        assert ours[key] == pytest.approx(value, rel=1e-9, abs=1e-300), key
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("c", [1e-6, 1.0])
+def test_no_backend_succeeds_off_a_row_of_small_size(backend, c):
+    qp = _tiny_row_qp(c)
+    reference = solve(_tiny_row_qp(1.0), DQP(backend="clarabel"))
+    sol = solve(qp, DQP(backend=backend))
+    assert reference.retcode is RetCode.Success
+    assert sol.retcode in (RetCode.Success, RetCode.Failure)
+    if sol.retcode is RetCode.Success:
+        assert sol.value == pytest.approx(reference.value, rel=1e-7)
+        assert max(qp.G @ sol.x - qp.h) <= 1e-7 * c
+
+
+# red25a: a random QP whose row 1 has entries ~1e-6 (rows 0 and 2 ~1e2 and ~1e5); daqp and osqp stopped at
+# x violating row 1 by 6.3e-7, 0.2 of the row's size, and the check (floored at 1) called it Success with the
+# value 0.0800, 34 % below the optimum 0.1215887919 (so did "auto", whose first backend is daqp)
+_P45 = np.array([[1.2148116895959309, -0.2882671973895131, -0.9514165560176993, 1.5707357310709604],
+                 [-0.2882671973895131, 0.9549293274742197, -0.9892369149315676, -0.10447672863555282],
+                 [-0.9514165560176993, -0.9892369149315676, 2.5201622543257804, -1.4484820690505422],
+                 [1.5707357310709604, -0.10447672863555282, -1.4484820690505422, 2.5784448866682426]])
+_Q45 = np.array([-0.03325503136219395, -0.018970278200468003, -0.010323724444001486, -0.01648094993632643])
+_G45 = np.array([[158.24664316937577, -51.210845912039325, 82.468039258560054, -92.050959834698816],
+                 [8.3757556534617031e-07, -2.0605527548705789e-06, -7.2740661268172329e-08,
+                  1.5961159783831164e-06],
+                 [4539.7723935067297, -46040.533150881129, -109449.97731052784, 16884.135035091382]])
+_H45 = np.array([1.9049891290399231e+02, 4.4122746273032154e-07, 7.5011571321437848e+04])
+_A45 = np.array([[2.481730442169732, -0.30246197925549945, 0.3367394447611092, 0.3773929828312455]])
+_B45 = np.array([-2.566464863642764])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_success_off_a_small_row_of_a_random_qp(backend):
+    qp = QP(P=_P45, q=_Q45, G=_G45, h=_H45, A=_A45, b=_B45)
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode in (RetCode.Success, RetCode.Failure)
+    if backend == "auto":
+        assert sol.retcode is RetCode.Success   # a fallback backend answers it
+    if sol.retcode is RetCode.Success:
+        assert sol.value == pytest.approx(0.12158879192734875, rel=1e-8)
