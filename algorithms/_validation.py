@@ -216,18 +216,53 @@ def _refuse_non_finite_matrix(name: str, matrix) -> None:
         raise ValueError(f"{name} must have finite entries (it has a NaN or an infinite one)")
 
 
-def check_square_symmetric(name: str, matrix, *, rtol: float = 1e-8) -> None:
-    """Raise unless ``matrix`` is square and symmetric to relative tolerance ``rtol``: max |M − Mᵀ| <=
-    rtol · max |M| (purely relative: a floor of 1 took 1e-12 · any asymmetric matrix as symmetric)."""
+def _line_scales(matrix) -> np.ndarray:
+    """Per index i, the largest |M_ik| and |M_ki| over k (row i and column i of a dense or sparse matrix)."""
+    if sp.issparse(matrix):
+        a = abs(sp.csr_array(matrix))
+        rows = np.asarray(a.max(axis=1).todense()).ravel()
+        cols = np.asarray(a.max(axis=0).todense()).ravel()
+    else:
+        a = np.abs(np.asarray(matrix))
+        rows, cols = a.max(axis=1, initial=0), a.max(axis=0, initial=0)
+    return np.maximum(rows, cols).astype(np.float64)
+
+
+def check_square_symmetric(name: str, matrix, *, rtol: float = 1e-8, symbol: str | None = None) -> None:
+    """Raise unless ``matrix`` is square and symmetric to relative tolerance ``rtol``, pair by pair:
+    |M_ij − M_ji| <= rtol · max(|M_ij|, |M_ji|, √|M_ii M_jj|) (the entries themselves, or the diagonal's
+    Cauchy–Schwarz bound, within which a computed Gram matrix's rounding lies). Relative to the pair, not to
+    max |M|: one entry of 1e20 let an asymmetry of 999 elsewhere pass (a GraphCut with f({0}) = 1 and
+    f({1}) = 1000 for the same edge); purely relative (a floor of 1 took 1e-12 · any asymmetric matrix as
+    symmetric). ``symbol`` names the matrix in the message (``name`` by default)."""
     rows, cols = matrix.shape
     if rows != cols:
         raise ValueError(f"{name} must be square, got shape {matrix.shape}")
     _refuse_non_finite_matrix(name, matrix)
-    asym = matrix - matrix.T
-    asym_norm = abs(asym).max() if sp.issparse(asym) else np.max(np.abs(asym), initial=0.0)
-    scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
-    if not asym_norm <= rtol * scale:   # written so that a NaN refuses
-        raise ValueError(f"{name} must be symmetric (max |{name} - {name}ᵀ| = {asym_norm:.3g})")
+    diagonal = np.abs(np.asarray(matrix.diagonal(), dtype=np.float64))
+    with np.errstate(over="ignore"):
+        if sp.issparse(matrix):
+            csr = sp.csr_array(matrix, dtype=np.float64)
+            asym = sp.coo_array(csr - csr.T)
+            i, j = asym.row.astype(np.int64), asym.col.astype(np.int64)
+            diffs = np.abs(asym.data)
+            if i.size:  # csr_array's [i, j] reads those entries as a 1-D array
+                pair = np.maximum(np.abs(np.asarray(csr[i, j]).ravel()),
+                                  np.abs(np.asarray(csr[j, i]).ravel()))
+            else:
+                pair = np.zeros(0)
+            cauchy = np.sqrt(diagonal[i]) * np.sqrt(diagonal[j])
+        else:
+            dense = np.asarray(matrix, dtype=np.float64)
+            diffs = np.abs(dense - dense.T)
+            pair = np.maximum(np.abs(dense), np.abs(dense.T))
+            root = np.sqrt(diagonal)
+            cauchy = root[:, None] * root[None, :]
+        bad = ~(diffs <= rtol * np.maximum(pair, cauchy))   # written so that a NaN refuses
+    if np.any(bad):
+        worst = float(np.max(np.where(bad, diffs, 0.0)))
+        m = symbol or name
+        raise ValueError(f"{name} must be symmetric (max |{m} - {m}ᵀ| = {worst:.3g})")
 
 
 def min_eigenvalue(matrix) -> float:
@@ -244,7 +279,8 @@ def min_eigenvalue(matrix) -> float:
 
 def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
     """Raise unless symmetric ``matrix`` is positive semidefinite, λ_min >= −rtol · max |M| (relative: a
-    floor of 1 took 1e-12 · diag(1, −1) as PSD); return its smallest eigenvalue."""
+    floor of 1 took 1e-12 · diag(1, −1) as PSD), and its rows of positive diagonal scaled to a unit diagonal
+    too (:func:`graded_psd_violation`); return its smallest eigenvalue."""
     _refuse_non_finite_matrix(name, matrix)
     lam_min = min_eigenvalue(matrix)
     scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
@@ -252,7 +288,32 @@ def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
         raise ValueError(
             f"{name} must be positive semidefinite (smallest eigenvalue {lam_min:.3g})"
         )
+    graded = graded_psd_violation(matrix, rtol)
+    if graded is not None:
+        raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {graded:.3g} once "
+                         f"scaled to a unit diagonal, D·{name}·D with D = diag({name})^(-1/2))")
     return lam_min
+
+
+def graded_psd_violation(matrix, rtol: float) -> float | None:
+    """λ_min of D·M·D (D = diag(M)^(-1/2) over the indices whose diagonal entry exceeds ``rtol`` times its
+    row's largest entry) when it is below −rtol·(their count), else None. A congruence keeps the signs of the
+    eigenvalues (Sylvester) and brings a graded matrix to unit scale: against max |M| alone, one entry of 1e20
+    hid an eigenvalue of −999 elsewhere (diag(1e20, [[1, 1000], [1000, 1]]) passed as PSD)."""
+    diagonal = np.asarray(matrix.diagonal(), dtype=np.float64)
+    keep = diagonal > rtol * _line_scales(matrix)
+    count = int(np.count_nonzero(keep))
+    if count < 2:
+        return None
+    d = 1.0 / np.sqrt(diagonal[keep])
+    if sp.issparse(matrix):
+        block = sp.csr_array(matrix, dtype=np.float64)[keep][:, keep]
+        scaled = sp.diags_array(d) @ block @ sp.diags_array(d)
+    else:
+        block = np.asarray(matrix, dtype=np.float64)[np.ix_(keep, keep)]
+        scaled = block * d[:, None] * d[None, :]
+    lam = min_eigenvalue(scaled)
+    return None if lam >= -rtol * count else lam
 
 
 #: float64's smallest positive (subnormal) number: a nonzero real below it stays nonzero as a float

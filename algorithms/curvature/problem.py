@@ -67,9 +67,11 @@ from algorithms._validation import (
     check_finite_real,
     check_positive,
     check_shape,
+    check_square_symmetric,
     check_str,
     check_takes,
     check_working_range,
+    graded_psd_violation,
     in_working_range,
     precision_rank,
     read_only,
@@ -138,8 +140,11 @@ class CurvatureProblem(Problem):
         ending within tol). Checked at
         ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
         raises ``ValueError``; a NaN/inf ``C`` is refused at ``x0`` and ends a solve ``Diverged``, as a
-        NaN f or grad does; both to rounding level: an asymmetry or negative eigenvalue within
-        max(1e-8, 4 d eps of C's dtype)·max |C| is read as rounding and C symmetrized, a larger one refused).
+        NaN f or grad does; both to rounding level, with r = max(1e-8, 4 d eps of C's dtype): an asymmetry
+        |C[i, j] − C[j, i]| within r·max(|C[i, j]|, |C[j, i]|, √|C[i, i]·C[j, j]|) and a negative eigenvalue
+        within r·max |C| (and, for C's rows of positive diagonal scaled to a unit diagonal, D C D with D =
+        diag(C)^(-1/2), within r times their count) are read as rounding and C symmetrized, a larger one
+        refused: one entry of 1e20 does not make an asymmetry or an eigenvalue of −999 elsewhere rounding).
     L_C : the constant of the upper bound, a real ``>= 0`` (any value from 0 to 3.4e38, the working range's
         top), or ``math.inf`` when only the lower bound (inequality (5)) is known, as for ‖x‖_p^p
         (Example 6.4): LCD2, LCD3 and Polyak need only that bound, LCD1 and the rate of Theorem 4.2 need a
@@ -593,7 +598,8 @@ def blamed_on(**arguments: Any):
 
 def check_curvature_matrix(name: str, C: np.ndarray, source: Any = None) -> np.ndarray:
     """A finite real curvature ``C`` ((d, d) or a (d,) diagonal) checked symmetric positive semidefinite to
-    relative rounding level of its own dtype; returns it in float64, symmetrized (a diagonal clipped at 0).
+    relative rounding level of its own dtype, pair by pair and at unit diagonal (``check_square_symmetric``,
+    ``graded_psd_violation``); returns it in float64, symmetrized (a diagonal clipped at 0).
     The level is 1e-8, or 4 d eps of a less precise dtype: a float32 Gram matrix 2BᵀB (exactly PSD) has
     eigenvalues down to about -d eps32 ‖C‖ and was refused as indefinite."""
     kind = _dtype_of(source if source is not None else C)
@@ -610,15 +616,19 @@ def check_curvature_matrix(name: str, C: np.ndarray, source: Any = None) -> np.n
             raise ValueError(f"{name} must be positive semidefinite (a diagonal entry is "
                              f"{C.min():.3g} < 0)")
         return np.maximum(C, 0.0)
-    asym = float(np.max(np.abs(C - C.T), initial=0.0))
-    if asym > rtol * scale:
-        raise ValueError(f"{name} must be symmetric (max |C - Cᵀ| = {asym:.3g})")
+    # pair by pair (check_square_symmetric): against max |C| alone, C[0, 0] = 1e20 let C[2, 1] = 1000 beside
+    # C[1, 2] = 0 pass, symmetrized into an indefinite block
+    check_square_symmetric(name, C, rtol=rtol, symbol="C")
     C = 0.5 * (C + C.T)
     try:  # PSD test: a Cholesky factor of C + ε I exists iff λ_min(C) > −ε
         np.linalg.cholesky(C + (rtol * scale) * np.eye(d))
     except np.linalg.LinAlgError:
         lam = float(np.linalg.eigvalsh(C)[0])
         raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {lam:.3g})") from None
+    graded = graded_psd_violation(C, rtol)  # at unit diagonal: diag(1e20, [[1, 1000], [1000, 1]]) passed
+    if graded is not None:
+        raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {graded:.3g} once "
+                         f"scaled to a unit diagonal, D·C·D with D = diag(C)^(-1/2))")
     return C
 
 

@@ -134,7 +134,8 @@ def _sealed(value: Any) -> Any:
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h,  lb ≤ x ≤ ub``.
 
-    ``P`` (n×n, symmetric: ``max|P − Pᵀ| <= 1e-8·max|P|``, relative, else refused naming P; positive
+    ``P`` (n×n, symmetric pair by pair: ``|P[i, j] − P[j, i]| <= 1e-8·max(|P[i, j]|, |P[j, i]|,
+    √|P[i, i]·P[j, j]|)``, relative, else refused naming P; positive
     semidefinite: smallest eigenvalue ``>= -1e-10·max|P|``, or
     ``-1.2e-5·max|P|`` when ``dtype`` is float32: float32's rounding; relative, whatever P's units),
     ``G`` (m×n) and ``A`` (p×n)

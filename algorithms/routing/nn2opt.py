@@ -103,8 +103,9 @@ def two_opt(
     dist: np.ndarray, tour: list[int], max_moves: int = MAX_MOVES, tol: float | None = None
 ) -> tuple[list[int], bool, int]:
     """Best-improvement 2-opt on a closed tour through every node of ``dist`` (a symmetric matrix of
-    finite distances >= 0: 2-opt's gain assumes d[i, j] = d[j, i]; one with max |d − dᵀ| above 1e-9·max |d|
-    is refused by name, an asymmetry at or below that level is rounding and runs as given);
+    finite distances >= 0: 2-opt's gain assumes d[i, j] = d[j, i]; one with |d[i, j] − d[j, i]| above
+    1e-9·max(d[i, j], d[j, i]) for some pair is refused by name, an asymmetry at or below that level is
+    rounding and runs as given);
     returns (tour, local optimum reached, moves).
     At most ``max_moves`` (int >= 0) moves, each improving by more than
     ``tol`` (finite, >= 0, absolute, in the distances' unit; None, the default, is valid and means 1e-10

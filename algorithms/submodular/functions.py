@@ -313,7 +313,9 @@ class GraphCut(DirectedCut):
     """The undirected cut Σ_{u∈S, v∉S} W[u, v] of a symmetric non-negative weight matrix, or of
     an undirected networkx graph (see :class:`DirectedCut` for ``weight`` and node labels):
     ``weights`` is that (n, n) matrix (dense or scipy.sparse, symmetric, finite, >= 0) or graph; symmetric
-    to rounding level: max |W − Wᵀ| <= max(1e-8, 8 eps of W's dtype)·max |W|, a larger asymmetry refused.
+    to rounding level, pair by pair: |W[i, j] − W[j, i]| <= max(1e-8, 8 eps of W's dtype)·max(W[i, j],
+    W[j, i], √(W[i, i]·W[j, j])), a larger asymmetry refused (relative to the pair, not to max |W|: one
+    weight of 1e20 does not make an asymmetry of 999 elsewhere rounding).
     As for :class:`DirectedCut`, integer weights must sum to at most 2**53 (more is refused by name: pass
     floats) and a Fraction, Decimal or np.longdouble weight float64 does not hold exactly is refused by name.
 
@@ -483,9 +485,11 @@ def _graded_full_rank(block: np.ndarray, diagonal: np.ndarray) -> bool:
 class LogDet(_IndexFunction):
     """Log-determinant functions of a positive semidefinite (n, n) kernel K.
 
-    Symmetric and PSD to rounding level: max |K − Kᵀ| <= max(1e-8, 4 eps)·max |K| and λ_min(K) >=
-    −max(1e-10, 4 n eps)·max |K| (eps of K's dtype) pass, larger asymmetries or negative eigenvalues are
-    refused by name (naming ``kernel``).
+    Symmetric and PSD to rounding level: |K[i, j] − K[j, i]| <= max(1e-8, 4 eps)·max(|K[i, j]|, |K[j, i]|,
+    √|K[i, i]·K[j, j]|) for every pair, and λ_min(K) >= −r·max |K| with r = max(1e-10, 4 n eps) (eps of K's
+    dtype), also for K's rows of positive diagonal scaled to a unit diagonal (D K D, D = diag(K)^(-1/2): its
+    λ_min >= −r·m over those m rows; one entry of 1e20 does not make an eigenvalue of −999 elsewhere rounding)
+    pass; larger asymmetries or negative eigenvalues are refused by name (naming ``kernel``).
 
     ``monotone=True``: f(S) = log det(I + K_S) (monotone, f(∅) = 0). ``monotone=False``:
     f(S) = log det(I + K_S) + log det(I + K_{V∖S}) − log det(I + K), the mutual information

@@ -62,3 +62,16 @@ def test_squared_norm_residual_curvature_does_not_depend_on_the_residual_scale()
     assert np.allclose(want, [[70.0, 88.0], [88.0, 88.0**2 / 70.0]], rtol=1e-14)
     for scale in (1e-170, 1e-300, 1e170):
         assert np.allclose(prob.curvature_at(np.array([scale, 0.0])), want, rtol=1e-14, atol=0), scale
+
+
+@pytest.mark.parametrize(("C", "words"), [
+    (np.array([[1e20, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1000.0, 1.0]]), "must be symmetric"),
+    (np.array([[1e20, 0.0, 0.0], [0.0, 1.0, 1000.0], [0.0, 1000.0, 1.0]]), "must be positive semidefinite"),
+])
+def test_curvature_checks_are_not_scaled_away_by_a_huge_entry(C, words):
+    # relative to max |C| = 1e20, an asymmetry of 1000 or an eigenvalue of −999 passed as rounding
+    from algorithms.curvature import CurvatureProblem
+
+    with pytest.raises(ValueError, match=f"curvature\\(x\\) {words}"):
+        CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: C, L_C=0.0,
+                         x0=np.ones(3))

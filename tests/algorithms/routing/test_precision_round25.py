@@ -67,3 +67,10 @@ def test_cvrp_routes_are_local_optima_beside_a_far_customer(seed):
         route = seq[start:stop]
         if len(route) >= 4:
             assert _best_relative_gain(instance.distances, route) <= 1e-9
+
+
+def test_two_opt_refuses_an_asymmetry_beside_a_huge_distance():
+    # max |d − dᵀ| <= 1e-9·max |d| took d[0, 1] = 1 beside d[1, 0] = 1000 once some distance was 1e20
+    d = np.array([[0, 1, 2, 1e20], [1000, 0, 1, 2], [2, 1, 0, 1], [1e20, 2, 1, 0]], dtype=float)
+    with pytest.raises(ValueError, match=r"dist must be symmetric \(max \|dist - distᵀ\| = 999\)"):
+        two_opt(d, [0, 2, 1, 3])
