@@ -102,9 +102,10 @@ def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bo
 def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Samples]:
     """Split the training set (X, y) into ``(retain, forget)`` pairs by the ``forget`` row indices.
 
-    Every index must name a row of the training set (0 <= i < n) and appear once, and at least
-    one row must be retained. ``y`` is converted to ``X``'s dtype (float32 X kept, any other real X as
-    float64; int and bool labels promoted, a float y of the other precision cast).
+    ``forget`` is a non-empty sequence of int row indices (an empty one is refused naming it: an unlearning
+    problem forgets at least one row); every index must name a row of the training set (0 <= i < n) and
+    appear once, and at least one row must be retained. ``y`` is converted to ``X``'s dtype (float32 X
+    kept, any other real X as float64; int and bool labels promoted, a float y of the other precision cast).
     """
     X, y = _samples("training", (X, y), None, allow_empty=False)
     n = X.shape[0]
@@ -172,8 +173,9 @@ class UnlearningProblem(Problem):
     fresh initialization :class:`~algorithms.unlearning.Retrain` trains from. ``params`` is θ*,
     the trained parameters: a flat vector (registration order) or a dict name -> tensor.
     ``retain`` and ``forget`` are pairs (X, y) with X of shape (n, in_features) and y of shape
-    (n,) or (n, out_features); the retain set must not be empty. The dtype is that of the
-    retain inputs (float32 kept, anything else float64): the model's parameters, float32 or float64
+    (n,) or (n, out_features); neither set may be empty (an empty retain set has nothing to fit, an empty
+    forget set nothing to unlearn: each is refused naming ``retain X`` or ``forget X``). The dtype is that
+    of the retain inputs (float32 kept, anything else float64): the model's parameters, float32 or float64
     (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
     float32 params beside float64 data are that float32 θ* (rounded), not float64's: a run from it agrees with
     the float64 one up to float32 rounding of the start, and may need more iterations (or end ``MaxIters``

@@ -90,3 +90,11 @@ def test_structural_methods_refuse_a_subclass_that_changes_the_function():
         effective_predictor(doubled)
     with pytest.raises(TypeError, match=r"problem\.model must compute TwoLayerPerceptron's own f"):
         solve(_problem(_Squared(5, 8, seed=0)), SparseWidthOG())
+
+
+def test_an_empty_forget_set_is_refused_as_its_docstring_states():
+    # red25b: the docstring named only the retain set as non-empty; an empty forget set is refused by name
+    (X, y), _ = _data()
+    with pytest.raises(ValueError, match="forget X must not be empty"):
+        UnlearningProblem(LinearModel(5, seed=0), torch.zeros(5, dtype=torch.float64), (X, y), (X[:0], y[:0]))
+    assert "neither set may be empty" in " ".join(UnlearningProblem.__doc__.split())
