@@ -3088,29 +3088,31 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 return Outcome("fail", f"backend='auto' chose {chosen!r} for {label}, not {backend!r} "
                                        "(AUTO_TABLE and its fallbacks)", {"case": label})
             checked += 1
-        # QP's semidefiniteness test is relative: P = s·diag(1, 2, e) passes for e = -2.5e-11 and fails for
-        # e = -4e-10 (documented: smallest eigenvalue >= -1e-10·max|P|), dense and sparse diagonal
+        # QP's semidefiniteness test is relative to each variable's own scale (P scaled to unit diagonal, each
+        # Pᵢᵢ floored at √1e-10·max|P|, then λ_min >= -1e-10·max|DPD|): a negative diagonal entry e beside
+        # s·diag(1, 2) passes iff e >= -1e-10·√1e-10·2s = -2e-15·s; tested at 1/2 and 3/2 of it, dense and
+        # sparse diagonal (the old global test, -1e-10·max|P|, took diag(1e12, -1) as PSD)
         psd_cases = []
         for scale in (1.0, 1e6):
-            for e, accepted in ((-2.5e-11, True), (-4e-10, False)):
+            for e, accepted in ((-1e-15, True), (-3e-15, False)):
                 diagonal = scale * np.array([1.0, 2.0, e])
                 psd_cases += [(f"P = {scale:g}·diag(1, 2, {e:g}) (dense)", np.diag(diagonal), accepted),
                               (f"P = {scale:g}·diag(1, 2, {e:g}) (sparse)", sp.diags(diagonal, format="csc"),
                                accepted)]
         # below max|P| = 1 the threshold scales with P too (relative, no floor: 1e-12·diag(1, -1) was taken
-        # while a floor of 1 held it at -1e-10): at max|P| = 0.5 it is -5e-11, tested at 1/2 and 3/2 of it
-        for e, accepted in ((-0.25e-10, True), (-0.75e-10, False)):
+        # while a floor of 1 held it): at max|P| = 0.5 it is -5e-16, tested at 1/2 and 3/2 of it
+        for e, accepted in ((-2.5e-16, True), (-7.5e-16, False)):
             diagonal = np.array([0.5, 0.25, e])
             label = f"P = diag(0.5, 0.25, {e:g})"
             psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
                           (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
-        # the tie is accepted (rejected iff the smallest eigenvalue < -1e-10·max|P|): s·(-1e-10) is
-        # the threshold to the bit at s = 1 and 1e6, and eigvalsh of a diagonal matrix returns its entries
-        for scale in (1.0, 1e6):
-            diagonal = scale * np.array([1.0, 0.5, -1e-10])
-            label = f"P = {scale:g}·diag(1, 0.5, -1e-10), the tie"
-            psd_cases += [(f"{label} (dense)", np.diag(diagonal), True),
-                          (f"{label} (sparse)", sp.diags(diagonal, format="csc"), True)]
+        # one large variable does not hide another's negative curvature: diag(1e12, -1) and 1e12 ⊕ [[1, 2],
+        # [2, 1]] (eigenvalue -1 in a unit block) are refused, dense and sparse
+        for label, block in (("diag(1e12, -1)", np.diag([1e12, -1.0])),
+                             ("1e12 ⊕ [[1, 2], [2, 1]]",
+                              np.array([[1e12, 0, 0], [0, 1.0, 2.0], [0, 2.0, 1.0]]))):
+            psd_cases += [(f"P = {label} (dense)", block, False),
+                          (f"P = {label} (sparse)", sp.csc_matrix(block), False)]
         # a sparse P with off-diagonal entries (here 1.0) is not diagonal: its full spectrum decides
         for d, accepted in ((2.0, True), (0.5, False), (0.0, False)):  # eigenvalues d ± 1
             psd_cases.append((f"sparse P = [[{d:g}, 1], [1, {d:g}]] (eigenvalues {d - 1:g}, {d + 1:g})",

@@ -73,14 +73,32 @@ def _is_diagonal(matrix) -> bool:
 #: up to this size a sparse P's smallest eigenvalue is computed densely (exact; beyond it a dense
 #: eigvalsh cost 1 s at n = 282 on the loaded machine, where the shifted LDLᵀ takes milliseconds)
 DENSE_EIG_MAX_N = 50
-#: relative PSD threshold (the same as ``check_psd``'s): P passes iff λ_min(P) ≥ −PSD_RTOL·max|P|
+#: relative PSD threshold: P passes iff λ_min(DPD) ≥ −PSD_RTOL·max|DPD|, P scaled to unit diagonal
 PSD_RTOL = 1e-10
 #: the same for float32 data (every input float32): float32's rounding of a PSD matrix, 100·eps(float32)
 PSD_RTOL_FLOAT32 = 100 * float(np.finfo(np.float32).eps)
 
 
+def _unit_diagonal(P, rtol: float):
+    """``D P D``, ``D = diag(1/√max(Pᵢᵢ, √rtol·max|P|))``: P scaled to unit diagonal, a congruence (the same
+    inertia), so that the PSD test measures each block on its own scale. A test relative to max|P| alone took
+    diag(1e12, −1) as PSD (−1 >= −1e-10·1e12), and every backend answered its stationary point x₂ = 0 of a
+    box where x₂ = ±1 is the minimum (Success, value −5e-13 for −0.5). The floor √rtol·max|P| keeps diagonal
+    entries at round-off level beside the largest (a −1e-17 beside 1) judged as before."""
+    diagonal = np.asarray(P.diagonal(), dtype=np.float64).ravel()
+    largest = float(abs(P).max()) if sp.issparse(P) else float(np.abs(P).max(initial=0.0))
+    if largest == 0.0:
+        return P
+    d = 1.0 / np.sqrt(np.maximum(diagonal, math.sqrt(rtol) * largest))
+    if sp.issparse(P):
+        D = sp.diags(d)
+        return (D @ P @ D).tocsc()
+    return P * d[:, None] * d[None, :]
+
+
 def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
-    """Raise unless the sparse symmetric ``P`` is PSD to ``PSD_RTOL`` (relative).
+    """Raise unless the sparse symmetric ``P`` is PSD to ``PSD_RTOL`` (relative, P scaled to unit diagonal by
+    :func:`_unit_diagonal` first).
 
     Small P: the exact smallest eigenvalue. Larger P: the inertia of ``P + τI``, ``τ = PSD_RTOL·max|P|``
     (purely relative), from one sparse LU with symmetric ordering and diagonal pivots only (SuperLU's
@@ -90,8 +108,9 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
     λ_min = −5e-13; issue #42). An off-diagonal pivot (none seen) falls back to ``check_psd``.
     """
     n = P.shape[0]
+    P = _unit_diagonal(P, rtol)
     if n <= DENSE_EIG_MAX_N:
-        check_psd("P", P, rtol=rtol)
+        _check_psd_scaled(P, rtol)
         return
     import scipy.sparse.linalg as spla
 
@@ -103,15 +122,24 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
         lu = spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
                        options={"SymmetricMode": True})
     except RuntimeError as exc:  # an exactly zero pivot: P + τI is singular, so λ_min(P) ≤ −τ
-        raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I is singular: smallest eigenvalue "
-                         f"≤ {-tau:.3g})") from exc
+        raise ValueError(f"P must be positive semidefinite (scaled to unit diagonal, P + {tau:.3g}·I is "
+                         f"singular: smallest eigenvalue ≤ {-tau:.3g})") from exc
     if not np.array_equal(lu.perm_r, lu.perm_c):  # an off-diagonal pivot: no inertia to read
-        check_psd("P", P, rtol=rtol)
+        _check_psd_scaled(P, rtol)
         return
     pivots = lu.U.diagonal()
     if not (np.all(np.isfinite(pivots)) and pivots.min() > 0):
-        raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I has the pivot {pivots.min():.3g} "
-                         f"in its LDLᵀ: smallest eigenvalue below {-tau:.3g})")
+        raise ValueError(f"P must be positive semidefinite (scaled to unit diagonal, P + {tau:.3g}·I has the "
+                         f"pivot {pivots.min():.3g} in its LDLᵀ: smallest eigenvalue below {-tau:.3g})")
+
+
+def _check_psd_scaled(P, rtol: float) -> None:
+    """check_psd of P already scaled to unit diagonal (:func:`_unit_diagonal`), its message saying so."""
+    try:
+        check_psd("P", P, rtol=rtol)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("(smallest eigenvalue", "(scaled to unit diagonal: smallest "
+                                                                   "eigenvalue")) from None
 
 
 #: the QP's arrays, kept read-only (:func:`_sealed`)
@@ -136,8 +164,10 @@ class QP(Problem):
 
     ``P`` (n×n, symmetric pair by pair: ``|P[i, j] − P[j, i]| <= 1e-8·max(|P[i, j]|, |P[j, i]|,
     √|P[i, i]·P[j, j]|)``, relative, else refused naming P; positive
-    semidefinite: smallest eigenvalue ``>= -1e-10·max|P|``, or
-    ``-1.2e-5·max|P|`` when ``dtype`` is float32: float32's rounding; relative, whatever P's units),
+    semidefinite: the smallest eigenvalue of ``D P D``, P scaled to unit diagonal by
+    ``Dᵢᵢ = 1/√max(Pᵢᵢ, √rtol·max|P|)`` (a congruence: the same inertia), ``>= -rtol·max|DPD|`` with
+    rtol = 1e-10, or 1.2e-5 when ``dtype`` is float32 (float32's rounding); relative, whatever the units of
+    P or of each variable: diag(1e12, −1) is refused, as diag(1, −1) is),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
@@ -192,9 +222,11 @@ class QP(Problem):
         # eigenvalue −8.5e-8) was refused at float64's 1e-10, while its float64 twin passed
         rtol = PSD_RTOL if dtype == np.float64 else PSD_RTOL_FLOAT32
         if diagonal:
-            lam_min = float(P.diagonal().min())
-            if lam_min < -rtol * float(abs(P).max()):
-                raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g})")
+            scaled = np.asarray(_unit_diagonal(P, rtol).diagonal(), dtype=np.float64)
+            if scaled.min() < -rtol * float(np.abs(scaled).max()):
+                lam_min = float(np.asarray(P.diagonal()).min())
+                raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g}, "
+                                 f"{float(scaled.min()):.3g} scaled to unit diagonal)")
         elif sp.issparse(P):
             _check_sparse_psd(P, rtol)
         else:
@@ -243,7 +275,7 @@ class QP(Problem):
             if n > DENSE_EIG_MAX_N and np.count_nonzero(P) <= 0.05 * P.size:
                 _check_sparse_psd(sp.csc_matrix(P), rtol)  # a sparse P given densely: one sparse LDLᵀ
             else:
-                check_psd("P", P, rtol=rtol)
+                _check_psd_scaled(_unit_diagonal(P, rtol), rtol)
 
     @staticmethod
     def _bound(name: str, value: Any, n: int, free: float):
