@@ -312,6 +312,11 @@ def graded_psd_violation(matrix, rtol: float) -> float | None:
     else:
         block = np.asarray(matrix, dtype=np.float64)[np.ix_(keep, keep)]
         scaled = block * d[:, None] * d[None, :]
+        try:  # a Cholesky factor of S + εI exists iff λ_min(S) > −ε: cheaper than eigvalsh (called per C(x))
+            np.linalg.cholesky(scaled + (rtol * count) * np.eye(count))
+            return None
+        except np.linalg.LinAlgError:
+            pass
     lam = min_eigenvalue(scaled)
     return None if lam >= -rtol * count else lam
 
