@@ -113,6 +113,6 @@ def _solve(problem: CVRPInstance, algorithm: CVRPEnumeration, options: SolveOpti
         return not_started(problem, options, "CVRPEnumeration")
     routes, value = cvrp_enumerate(problem)
     check = cvrp_cost(problem, routes)
-    ok = abs(check - value) <= 1e-9 * max(1.0, value)
+    ok = abs(check - value) <= 1e-9 * check  # relative (a floor of 1 passed anything at small scales)
     # one pass of the subset DP is one iteration (maxiters = 1 suffices), not its 2**n subsets
     return finish(problem, routes, check, RetCode.Success if ok else RetCode.Failure, options, 1)

@@ -102,7 +102,9 @@ def _solve(problem: TSPInstance, algorithm: HeldKarp, options: SolveOptions) -> 
         return not_started(problem, options, "HeldKarp")
     tour, length = held_karp(problem.distances)
     value = tsp_cost(problem, tour)  # our own check of the DP's answer
-    ok = abs(value - length) <= 1e-9 * max(1.0, value)
+    # relative to the length itself: a floor of 1 made the check vacuous on small coordinates (a DP answer
+    # 1e-6 off passed at coordinates ×1e-20)
+    ok = abs(value - length) <= 1e-9 * value
     # one pass of the DP is one iteration (maxiters = 1 suffices); its 2**(n-1) subsets were reported as
     # iterations, past the maxiters the run was given
     return finish(problem, tour, value, RetCode.Success if ok else RetCode.Failure, options, 1)

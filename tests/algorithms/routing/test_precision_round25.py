@@ -74,3 +74,25 @@ def test_two_opt_refuses_an_asymmetry_beside_a_huge_distance():
     d = np.array([[0, 1, 2, 1e20], [1000, 0, 1, 2], [2, 1, 0, 1], [1e20, 2, 1, 0]], dtype=float)
     with pytest.raises(ValueError, match=r"dist must be symmetric \(max \|dist - distᵀ\| = 999\)"):
         two_opt(d, [0, 2, 1, 3])
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1.0, 1e20])
+def test_exact_solvers_check_their_answer_relative_to_its_length(monkeypatch, scale):
+    # |recomputed − DP| <= 1e-9·max(1, value): at coordinates ×1e-20 a DP answer 1e-6 off passed the check
+    import algorithms.routing.cvrp_enumeration as enumeration
+    import algorithms.routing.held_karp as hk
+    from algorithms.routing import random_cvrp, random_tsp
+
+    exact_tsp, exact_cvrp = hk.held_karp, enumeration.cvrp_enumerate
+    monkeypatch.setattr(hk, "held_karp", lambda d: (lambda t, v: (t, v * (1 + 1e-6)))(*exact_tsp(d)))
+    monkeypatch.setattr(enumeration, "cvrp_enumerate",
+                        lambda inst: (lambda r, v: (r, v * (1 + 1e-6)))(*exact_cvrp(inst)))
+    tsp = TSPInstance(random_tsp(6, seed=1).coords * scale)
+    assert solve(tsp, hk.HeldKarp()).retcode is RetCode.Failure
+    base = random_cvrp(4, seed=1)
+    cvrp = CVRPInstance(base.coords * scale, base.demands, base.capacity)
+    assert solve(cvrp, enumeration.CVRPEnumeration()).retcode is RetCode.Failure
+    monkeypatch.setattr(hk, "held_karp", exact_tsp)
+    monkeypatch.setattr(enumeration, "cvrp_enumerate", exact_cvrp)
+    assert solve(tsp, hk.HeldKarp()).retcode is RetCode.Success
+    assert solve(cvrp, enumeration.CVRPEnumeration()).retcode is RetCode.Success
