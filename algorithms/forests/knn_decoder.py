@@ -94,7 +94,8 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     ``X_synthetic`` (n, p) are the points decoded to (one per row of ``Z_train``); ``categorical`` one
     bool flag per column; ``rng`` a ``numpy.random.Generator`` (ties); ``k`` an int in [1, n]. The arrays may
     have any real dtypes, mixed: all are read as float64 (float32, float16 and integers promoted), so the
-    result is float64; m = 0 rows give an empty (0, p) result.
+    result is float64; m = 0 rows give an empty (0, p) result. Each decoded entry is a weighted mean of its k
+    neighbours' entries and lies within their range (the weights' rounding is clipped away).
     """
     check_generator("rng", rng)
     Z0, Z_train = as_real_array("Z0", Z0), as_real_array("Z_train", Z_train)
@@ -117,7 +118,11 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
         return np.zeros((0, X_synthetic.shape[1]))
     distances, index = NearestNeighbors(n_neighbors=int(k)).fit(Z_train).kneighbors(Z0)
     weights = _weights(distances)
-    decoded = np.einsum("mk,mkd->md", weights, X_synthetic[index])
+    neighbours = X_synthetic[index]  # (m, k, p)
+    # a convex combination lies in its neighbours' range; the weights' rounding (a sum of 1 - 1e-16) put it
+    # below: a uint64 column whose rows were all >= 2**63 decoded to 2**63 - 4096 (red25b)
+    decoded = np.clip(np.einsum("mk,mkd->md", weights, neighbours), neighbours.min(axis=1),
+                      neighbours.max(axis=1))
     for j in np.flatnonzero(categorical):
         labels = X_synthetic[index, j]  # (m, k)
         values = np.unique(labels)

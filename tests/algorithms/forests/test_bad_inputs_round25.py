@@ -45,3 +45,18 @@ def test_a_refused_first_fit_leaves_the_estimator_unfitted():
         ae.fit(_frame(3))
     assert not hasattr(ae, "feature_names_in_") and not hasattr(ae, "n_features_in_")
     np.testing.assert_array_equal(ae.fit(_frame()).transform(_frame()), _fitted().transform(_frame()))
+
+
+def test_knn_decode_stays_within_its_neighbours_range():
+    # red25b: the weighted mean of rows all >= 2**63 came out below 2**63 (weights summing to 1 - 1e-16): a
+    # uint64 column decoded to 2**63 - 4096, under every training value
+    from algorithms.forests.knn_decoder import knn_decode
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        Z_train = rng.normal(size=(10, 2))
+        synthetic = np.full((10, 1), 2.0**63)
+        synthetic[::2] = 2.0**64
+        decoded = knn_decode(rng.normal(size=(5, 2)), Z_train, synthetic, k=3, categorical=[False],
+                             rng=np.random.default_rng(1))
+        assert decoded.min() >= 2.0**63 and decoded.max() <= 2.0**64
