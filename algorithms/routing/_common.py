@@ -88,10 +88,12 @@ def integer_distances(distances: np.ndarray, scale: float | None, target: float,
             f"scale={scale:g} maps the largest distance {dmax:.6g} to {dmax * scale:.3g}, past {backend}'s "
             f"integer limit {limit:.3g}; pass scale=None (chosen from the data) or a scale <= "
             f"{limit / dmax:.3g}")
-    if dmax > 0 and dmax * scale < 0.5:  # every distance rounds to 0: the run ended Failure, unexplained
+    # every distance rounds to 0 (the run ended Failure, unexplained): also at exactly 0.5, which rint rounds
+    # to the even 0 (scale = 0.5 / max d was accepted as documented "at least 0.5", then every distance was 0)
+    if dmax > 0 and np.rint(dmax * scale) == 0:
         raise ValueError(f"scale={scale:g} maps the largest distance {dmax:.6g} to {dmax * scale:.3g}, so "
                          f"every integer distance of {backend} rounds to 0; pass scale=None (chosen from the "
-                         f"data) or a scale >= {0.5 / dmax:.3g}")
+                         f"data) or a scale > {0.5 / dmax:.3g}")
     return np.rint(np.asarray(distances) * scale).astype(np.int64), float(scale)
 
 

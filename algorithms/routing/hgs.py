@@ -59,8 +59,8 @@ class HGS(Algorithm):
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
         ten nearest ``10⁴ / max d`` from the data (see the module docstring). A given scale is a float > 0
         in [1.18e-38, 3.4e38] that the instance narrows, each side refused by name at solve: ``scale ·
-        max d`` at most 1e12 (PyVRP's int64 distances) and at least 0.5 (else every integer
-        distance rounds to 0).
+        max d`` at most 1e12 (PyVRP's int64 distances) and above 0.5 (else every integer distance rounds to
+        0: 0.5 itself rounds to the even 0).
     ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
 
     One pass for ``callback``: it is called once, with the final record, after the run is over, so a

@@ -57,10 +57,11 @@ class LKH(Algorithm):
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
         ten nearest ``10⁶ / max d`` from the data (see the module docstring). A given scale is a float > 0
         in [1.18e-38, 3.4e38] that the instance narrows, each side refused by name at solve: ``scale · max d``
-        at most 1e7 (LKH's C ints) and at least 0.5 (else every integer distance rounds to 0). For
-        distances of order 1, scale in [0.5, 1e7]. A coarse scale is accepted but can end ``Failure``: a
-        ``Success`` needs the worst-case rounding loss ``n / scale`` to be at most 1 % of the tour's length
-        (scale = 1 on a 4-node tour of length 14 gives 4 > 0.14: ``Failure``, with the tour found as ``x``).
+        at most 1e7 (LKH's C ints) and above 0.5 (else every integer distance rounds to 0: 0.5 itself
+        rounds to the even 0). For distances of order 1, scale in (0.5, 1e7]. A coarse scale is accepted
+        but can end ``Failure``: a ``Success`` needs the worst-case rounding loss ``n / scale`` to be at
+        most 1 % of the tour's length (scale = 1 on a 4-node tour of length 14 gives 4 > 0.14: ``Failure``,
+        with the tour found as ``x``).
 
     One pass for ``callback``: it is called once, with the final record, after the run is over, so a
     ``True`` it returns changes nothing (the retcode stays the run's own: core's callback rule).

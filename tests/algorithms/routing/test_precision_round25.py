@@ -96,3 +96,19 @@ def test_exact_solvers_check_their_answer_relative_to_its_length(monkeypatch, sc
     monkeypatch.setattr(enumeration, "cvrp_enumerate", exact_cvrp)
     assert solve(tsp, hk.HeldKarp()).retcode is RetCode.Success
     assert solve(cvrp, enumeration.CVRPEnumeration()).retcode is RetCode.Success
+
+
+def test_a_scale_mapping_the_largest_distance_to_exactly_half_is_refused():
+    # "at least 0.5" took scale = 0.5 / max d, and rint(0.5) = 0: every integer distance 0, the run Failure
+    from algorithms.routing import random_cvrp, random_tsp
+    from algorithms.routing.hgs import HGS
+    from algorithms.routing.lkh import LKH
+
+    tsp = random_tsp(8, seed=0)
+    d = float(tsp.distances.max())
+    with pytest.raises(ValueError, match="rounds to 0"):
+        solve(tsp, LKH(runs=1, scale=0.5 / d))
+    assert solve(tsp, LKH(runs=1, scale=np.nextafter(0.5 / d, 1.0))).x is not None  # just above: taken
+    cvrp = random_cvrp(5, seed=0)
+    with pytest.raises(ValueError, match="rounds to 0"):
+        solve(cvrp, HGS(runtime=0.1, scale=0.5 / float(cvrp.distances.max())))
