@@ -279,7 +279,8 @@ def min_eigenvalue(matrix) -> float:
 
 def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
     """Raise unless symmetric ``matrix`` is positive semidefinite, λ_min >= −rtol · max |M| (relative: a
-    floor of 1 took 1e-12 · diag(1, −1) as PSD), and its rows of positive diagonal scaled to a unit diagonal
+    floor of 1 took 1e-12 · diag(1, −1) as PSD), no diagonal entry below −rtol times the largest entry of its
+    row and column (:func:`negative_diagonal`), and its rows of positive diagonal scaled to a unit diagonal
     too (:func:`graded_psd_violation`); return its smallest eigenvalue."""
     _refuse_non_finite_matrix(name, matrix)
     lam_min = min_eigenvalue(matrix)
@@ -288,11 +289,33 @@ def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
         raise ValueError(
             f"{name} must be positive semidefinite (smallest eigenvalue {lam_min:.3g})"
         )
+    negative = negative_diagonal(matrix, rtol)
+    if negative is not None:
+        i, value, scale = negative
+        raise ValueError(f"{name} must be positive semidefinite (its diagonal entry {name}[{i}, {i}] = "
+                         f"{value:.3g} bounds its smallest eigenvalue, and is below −rtol·{scale:.3g}, the "
+                         f"largest entry of its row and column: not rounding)")
     graded = graded_psd_violation(matrix, rtol)
     if graded is not None:
         raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {graded:.3g} once "
                          f"scaled to a unit diagonal, D·{name}·D with D = diag({name})^(-1/2))")
     return lam_min
+
+
+def negative_diagonal(matrix, rtol: float) -> tuple[int, float, float] | None:
+    """(i, M_ii, its line's scale) for the most negative diagonal entry below −rtol times the largest |entry|
+    of its row and column, else None. λ_min <= M_ii, and the rounding of a PSD matrix's diagonal (sums of
+    squares, or given entries) keeps its sign: against max |M| alone diag(1e20, −1) passed as PSD (the graded
+    test scales the positive diagonal only), and LogDet's value of {1} was 0.0 for log det [−1]."""
+    diagonal = np.asarray(matrix.diagonal(), dtype=np.float64)
+    if not diagonal.size or diagonal.min() >= 0:
+        return None
+    scales = _line_scales(matrix)
+    below = diagonal < -rtol * scales
+    if not below.any():
+        return None
+    i = int(np.flatnonzero(below)[np.argmin(diagonal[below] / scales[below])])
+    return i, float(diagonal[i]), float(scales[i])
 
 
 def graded_psd_violation(matrix, rtol: float) -> float | None:

@@ -3088,27 +3088,28 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 return Outcome("fail", f"backend='auto' chose {chosen!r} for {label}, not {backend!r} "
                                        "(AUTO_TABLE and its fallbacks)", {"case": label})
             checked += 1
-        # QP's semidefiniteness test is relative to each variable's own scale (P scaled to unit diagonal, each
-        # Pᵢᵢ floored at √1e-10·max|P|, then λ_min >= -1e-10·max|DPD|): a negative diagonal entry e beside
-        # s·diag(1, 2) passes iff e >= -1e-10·√1e-10·2s = -2e-15·s; tested at 1/2 and 3/2 of it, dense and
-        # sparse diagonal (the old global test, -1e-10·max|P|, took diag(1e12, -1) as PSD)
+        # QP's semidefiniteness test is relative to each variable's own scale: a diagonal entry below −1e-10
+        # times the largest entry of its row is refused (of a diagonal P: any negative entry, its own
+        # eigenvalue), so s·diag(1, 2, e) passes for e = 0 and fails for the least negative float -5e-324,
+        # dense and sparse diagonal, s = 1 and 1e6 (the old global test, -1e-10·max|P|, took diag(1e12, -1))
         psd_cases = []
         for scale in (1.0, 1e6):
-            for e, accepted in ((-1e-15, True), (-3e-15, False)):
-                diagonal = scale * np.array([1.0, 2.0, e])
-                psd_cases += [(f"P = {scale:g}·diag(1, 2, {e:g}) (dense)", np.diag(diagonal), accepted),
-                              (f"P = {scale:g}·diag(1, 2, {e:g}) (sparse)", sp.diags(diagonal, format="csc"),
-                               accepted)]
-        # below max|P| = 1 the threshold scales with P too (relative, no floor: 1e-12·diag(1, -1) was taken
-        # while a floor of 1 held it): at max|P| = 0.5 it is -5e-16, tested at 1/2 and 3/2 of it
-        for e, accepted in ((-2.5e-16, True), (-7.5e-16, False)):
-            diagonal = np.array([0.5, 0.25, e])
-            label = f"P = diag(0.5, 0.25, {e:g})"
-            psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
-                          (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
+            for e, accepted in ((0.0, True), (-5e-324, False)):
+                diagonal = np.array([scale, 2.0 * scale, e])
+                label = f"P = diag({scale:g}, {2 * scale:g}, {e:g})"
+                psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
+                              (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
+        # a row with entries beside its negative diagonal entry: [[1, c], [c, e]] with c = 1e-3 is PSD iff
+        # e >= c² = 1e-6; the graded test (P scaled to unit diagonal, Pᵢᵢ floored at √1e-10·max|P|) refuses
+        # e = -1e-17 (its eigenvalue -1e-6) and takes e = 2e-6, dense and sparse
+        for e, accepted in ((2e-6, True), (-1e-17, False)):
+            block = np.array([[1.0, 1e-3], [1e-3, e]])
+            psd_cases += [(f"P = [[1, 1e-3], [1e-3, {e:g}]] (dense)", block, accepted),
+                          (f"P = [[1, 1e-3], [1e-3, {e:g}]] (sparse)", sp.csc_matrix(block), accepted)]
         # one large variable does not hide another's negative curvature: diag(1e12, -1) and 1e12 ⊕ [[1, 2],
         # [2, 1]] (eigenvalue -1 in a unit block) are refused, dense and sparse
         for label, block in (("diag(1e12, -1)", np.diag([1e12, -1.0])),
+                             ("diag(1e20, -1)", np.diag([1e20, -1.0])),
                              ("1e12 ⊕ [[1, 2], [2, 1]]",
                               np.array([[1e12, 0, 0], [0, 1.0, 2.0], [0, 2.0, 1.0]]))):
             psd_cases += [(f"P = {label} (dense)", block, False),

@@ -20,6 +20,7 @@ from algorithms._validation import (
     check_psd,
     check_shape,
     check_square_symmetric,
+    negative_diagonal,
     read_only,
     remember_validated,
     revalidate_if_reassigned,
@@ -166,8 +167,9 @@ class QP(Problem):
     √|P[i, i]·P[j, j]|)``, relative, else refused naming P; positive
     semidefinite: the smallest eigenvalue of ``D P D``, P scaled to unit diagonal by
     ``Dᵢᵢ = 1/√max(Pᵢᵢ, √rtol·max|P|)`` (a congruence: the same inertia), ``>= -rtol·max|DPD|`` with
-    rtol = 1e-10, or 1.2e-5 when ``dtype`` is float32 (float32's rounding); relative, whatever the units of
-    P or of each variable: diag(1e12, −1) is refused, as diag(1, −1) is),
+    rtol = 1e-10, or 1.2e-5 when ``dtype`` is float32 (float32's rounding), and no diagonal entry below −rtol
+    times the largest |entry| of its row (a diagonal P: no negative entry); relative, whatever the units of P
+    or of each variable: diag(1e20, −1) is refused, as diag(1, −1) is),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
@@ -221,17 +223,23 @@ class QP(Problem):
         # the PSD tolerance of the caller's precision: a float32 low-rank PSD P (rounded to float32, smallest
         # eigenvalue −8.5e-8) was refused at float64's 1e-10, while its float64 twin passed
         rtol = PSD_RTOL if dtype == np.float64 else PSD_RTOL_FLOAT32
-        if diagonal:
-            scaled = np.asarray(_unit_diagonal(P, rtol).diagonal(), dtype=np.float64)
-            if scaled.min() < -rtol * float(np.abs(scaled).max()):
-                lam_min = float(np.asarray(P.diagonal()).min())
-                raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g}, "
-                                 f"{float(scaled.min()):.3g} scaled to unit diagonal)")
-        elif sp.issparse(P):
-            _check_sparse_psd(P, rtol)
+        if diagonal:  # its eigenvalues are its entries: a negative one is one (check_psd's diagonal rule)
+            lam_min = float(np.asarray(P.diagonal()).min())
+            if lam_min < 0:
+                raise ValueError(f"P must be positive semidefinite (a diagonal P with the negative entry "
+                                 f"{lam_min:.3g}, its smallest eigenvalue)")
         else:
-            with single_blas_thread(n, min_n=64):  # as dqp.SMALL_THREAD_N
-                self._check_dense_psd(P, n, rtol)
+            negative = negative_diagonal(P, rtol)  # named in P's own units (the scaled test's would not be)
+            if negative is not None:
+                i, value, scale = negative
+                raise ValueError(f"P must be positive semidefinite (its diagonal entry P[{i}, {i}] = "
+                                 f"{value:.3g} bounds its smallest eigenvalue, and is below "
+                                 f"−{rtol:g}·{scale:.3g}, the largest entry of its row: not rounding)")
+            if sp.issparse(P):
+                _check_sparse_psd(P, rtol)
+            else:
+                with single_blas_thread(n, min_n=64):  # as dqp.SMALL_THREAD_N
+                    self._check_dense_psd(P, n, rtol)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
         if q.shape != (n,):  # either may be the wrong one: both named
             raise ValueError(f"q must have shape ({n},) (P is {n}×{n}), got {q.shape}")

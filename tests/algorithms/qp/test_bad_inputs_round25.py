@@ -176,7 +176,8 @@ def test_no_success_off_a_small_row_of_a_random_qp(backend):
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("P", [np.diag([1e12, -1.0]), np.array([[1e12, 0, 0], [0, 1.0, 2.0], [0, 2.0, 1.0]])])
+@pytest.mark.parametrize("P", [np.diag([1e12, -1.0]), np.diag([1e20, -1.0]),
+                               np.array([[1e12, 0, 0], [0, 1.0, 2.0], [0, 2.0, 1.0]])])
 def test_one_large_variable_does_not_hide_anothers_negative_curvature(P, sparse):
     # the PSD test relative to max|P| took diag(1e12, −1) as PSD: with a box, every backend answered the
     # saddle x = (−1e-12, 0) with Success (value −5e-13; the minimum is −0.5 at x₂ = ±1)
@@ -197,4 +198,6 @@ def test_psd_matrices_of_badly_scaled_variables_still_pass(sparse):
         P = D @ M @ M.T @ D  # PSD of rank n − 1, variables scaled 1e-6..1e6: its rounding stays relative
         P = (P + P.T) / 2
         QP(P=sp.csc_matrix(P) if sparse else P, q=np.zeros(n))
-    QP(P=np.diag([1.0, -1e-17]), q=np.zeros(2))   # a diagonal entry at round-off beside 1: taken as before
+    # a negative diagonal entry bounds the smallest eigenvalue: refused whatever its size
+    with pytest.raises(ValueError, match=r"P\[1, 1\] = -1e-17"):
+        QP(P=np.diag([1.0, -1e-17]), q=np.zeros(2))
