@@ -15,6 +15,7 @@ Monotone: :class:`FacilityLocation`, :class:`Coverage`, :class:`LogDet` with ``m
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
@@ -185,7 +186,8 @@ def _adjacency(matrix) -> list[list[tuple[int, float]]]:
 
 class _IndexFunction(_Sealed):
     """The ready-made set functions take their arrays in any real dtype: float32 is kept, float16, integers
-    and bools are promoted to float64 (the values returned are Python floats either way).
+    and bools are promoted to float64 (the values returned are Python floats either way; the cuts', facility
+    location's and coverage's sums are correctly rounded, ``math.fsum``, whatever the order of their terms).
 
     Shared element check: every element of S is an int in [0, n). The ready-made functions are immutable
     once built (``f.n = 99`` or ``f.kernel[0, 0] = nan`` reached the queries unchecked): setting an
@@ -303,7 +305,9 @@ class DirectedCut(_IndexFunction):
 
     def __call__(self, subset: frozenset) -> float:
         subset = self._check(subset)
-        return float(sum(w for u in subset for v, w in self._out[u] if v not in subset))
+        # fsum: the correctly rounded sum in any order (a Python sum lost the 1s of 1e16 + 1 + 1: 1e16 for
+        # 1e16 + 2, a gain of 2 gone)
+        return math.fsum(w for u in subset for v, w in self._out[u] if v not in subset)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n={self.n})"
@@ -367,8 +371,9 @@ class FacilityLocation(_IndexFunction):
         if not subset:
             return 0.0
         columns = self.similarity[:, sorted(subset)]
-        # in float64: a float32 similarity summed in float32 lost digits (3.4e38 per customer was inf)
-        return float(columns.max(axis=1).sum(dtype=np.float64))
+        # in float64, correctly rounded (fsum): a float32 similarity summed in float32 lost digits (3.4e38 per
+        # customer was inf), and a float sum the small terms beside a large one
+        return math.fsum(columns.max(axis=1).astype(np.float64).tolist())
 
     def __repr__(self) -> str:
         return f"FacilityLocation(customers={self.similarity.shape[0]}, n={self.n})"
@@ -446,7 +451,8 @@ class Coverage(_IndexFunction):
     def __call__(self, subset: frozenset) -> float:
         subset = self._check(subset)
         covered = set().union(*(self.sets[j] for j in subset)) if subset else set()
-        return float(sum(self._weight_of[i] for i in covered))
+        # fsum: correctly rounded whatever the set's iteration order (a Python sum's result depended on it)
+        return math.fsum(self._weight_of[i] for i in covered)
 
     def __repr__(self) -> str:
         return f"Coverage(n={self.n}, items={self.n_items})"
