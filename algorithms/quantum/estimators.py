@@ -196,7 +196,9 @@ def swap_test_acceptance(rho: Any, sigma: Any) -> float:
     measure the ancilla. The density matrix of ancilla ⊗ ρ ⊗ σ is evolved through each gate
     (the controlled-SWAP as an index permutation of the ancilla-1 blocks, evaluated only where the
     partial trace over the registers reads it) and the ancilla's reduced state is read off; no
-    closed form for the acceptance is used.
+    closed form for the acceptance is used. The result, (1 + Tr ρσ)/2 in [1/2, 1], is rounded to 15 decimals
+    (so that orthogonal states give 1/2 exactly): within 5e-16 of the exact value plus the simulation's own
+    rounding, about 1.5e-15 relative at worst.
 
     >>> swap_test_acceptance(np.diag([1.0, 0.0]), np.diag([0.0, 1.0]))  # orthogonal: 1/2
     0.5
