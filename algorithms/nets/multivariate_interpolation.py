@@ -493,6 +493,26 @@ def _piece_cost(U: np.ndarray, p: float) -> float:
     return float(u.size) if p == 0 else float(np.sum(u**p))
 
 
+#: a network interpolates a point when |f(x_i) − y_i| <= _FIT_RTOL·|y_i| + _FIT_ROUNDING·(the terms of f(x_i))
+_FIT_RTOL = 1e-9
+_FIT_ROUNDING = 1e4 * float(np.finfo(np.float64).eps)
+
+
+def _interpolates(problem: MultivariateInterpolationProblem, pieces: tuple[int, ...], U: np.ndarray) -> bool:
+    """Whether the network of ``pieces``/``U`` fits every point on that point's own scale: |f(x_i) − y_i| <=
+    1e-9·|y_i| + 1e4·eps·Σ_k |v_k|·(|w_k|·|x̃_i|), the sum over the neurons active or at their kink there (the
+    rounding that terms of that size leave in f(x_i))."""
+    Xa = _augment(problem.X.astype(np.float64))
+    v = pattern_program(problem)["signs"][list(pieces)]
+    pre = U @ Xa.T                                  # (k, N) preactivations
+    size = np.abs(U) @ np.abs(Xa).T                 # their terms' magnitudes
+    near = pre >= -_FIT_ROUNDING * size             # active, or at the kink up to rounding
+    out = v @ np.maximum(pre, 0.0)
+    terms = np.abs(v) @ (size * near)
+    y = problem.y.astype(np.float64)
+    return bool(np.all(np.abs(out - y) <= _FIT_RTOL * np.abs(y) + _FIT_ROUNDING * terms))
+
+
 @dataclass(frozen=True)
 class PatternEnumeration(Algorithm):
     """Exact minimum ℓp (or ℓ0) path-norm interpolant over the basic points of the pattern program.
@@ -501,9 +521,13 @@ class PatternEnumeration(Algorithm):
     bound of Proposition 4.1) and returns the one of least ``‖z‖_p^p`` (``p = 0``: fewest
     nonzeros, ties broken by ``‖z‖_{1/2}^{1/2}`` then enumeration order). ``maxiters``
     caps the piece selections tried (``MaxIters`` when it bites, with the best point so
-    far, or an empty network if none). ``Solution.x`` is the flattened input weights
-    ``W`` (K × (d+1)); ``original`` holds ``W``, ``v`` (the output signs), ``pieces``,
-    the number of basic points and every basic point (``points``).
+    far, or an empty network if none). Each basic point is accepted only when its network interpolates
+    every point on that point's own scale, |f(x_i) − y_i| <= 1e-9·|y_i| + 1e4·eps·Σ_k |v_k|·|w_k|·|x̃_i|: the
+    enumeration's own tolerance is relative to max|y|, so with labels spanning more than ~1e9 (2 beside
+    1e10) its points may drop the small ones; a run whose points all fail this check ends ``Failure`` with
+    an empty network (``Infeasible`` only when no basic point exists at all). ``Solution.x`` is the
+    flattened input weights ``W`` (K × (d+1)); ``original`` holds ``W``, ``v`` (the output signs), ``pieces``,
+    the number of accepted basic points and each of them (``points``).
 
     Cost: exponential in N and d (every selection of up to ``max_pieces`` of the pattern program's
     pieces, each with its own linear systems). Three points in 2-D take a few seconds. A run whose
@@ -543,6 +567,10 @@ def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumerat
     budget = options.maxiters
     monitor = IterationMonitor(options, total=1, desc="pattern enumeration")
     points, complete = basic_points(problem, algorithm.max_pieces, budget=budget)
+    found = len(points)
+    # each point on its own scale: the enumeration's tolerance is relative to max|y|, so beside a label of
+    # 1e10 a label of 2 fell below it and a network fitting only the large one was Success
+    points = [(pieces, U) for pieces, U in points if _interpolates(problem, pieces, U)]
     p = problem.p
     m = problem.X.shape[1] + 1
     best = None
@@ -557,7 +585,8 @@ def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumerat
     monitor.close()
     if best is None:
         W, v, pieces, value = np.zeros((0, m)), np.zeros(0), (), float("inf")
-        retcode = RetCode.MaxIters if not complete else RetCode.Infeasible
+        # no basic point at all is proven (Infeasible); points that fail the per-point check prove nothing
+        retcode = RetCode.MaxIters if not complete else RetCode.Infeasible if found == 0 else RetCode.Failure
     else:
         net = network_from_pieces(problem, best[1], best[2])
         W, v, pieces, value = net["W"], net["v"], best[1], best[0][0]

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from algorithms import RetCode, solve
 from algorithms.nets.gd_map import stochastic_logabsdet
+from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem, PatternEnumeration
 from algorithms.nets.neural_collapse import classifier_alignment
 
 
@@ -42,3 +44,18 @@ def test_classifier_alignment_of_a_tiny_class_mean(tiny):
     means = np.array([[1.0, 0.0], [tiny, tiny]])
     got = classifier_alignment(np.array([[1.0, 0.0], [1.0, 2.0]]), means)
     assert got[0] == 0.0 and math.isclose(got[1], 1 / math.sqrt(2), rel_tol=1e-15)
+
+
+@pytest.mark.parametrize("big", [1e10, 1e11])
+def test_pattern_enumeration_fits_every_label_on_its_own_scale(big):
+    # the enumeration's tolerance 1e-9·max|y| (10 beside a label of 1e10) dropped the piece fitting y = −2:
+    # Success with a network answering 0 there
+    X = np.array([[2.0], [1.0], [0.0]])
+    y = np.array([big, 3.0, -2.0])
+    sol = solve(MultivariateInterpolationProblem(X=X, y=y, p=0), PatternEnumeration())
+    W, v = sol.original["W"], sol.original["v"]
+    out = np.maximum(np.hstack([X, np.ones((3, 1))]) @ W.T, 0.0) @ v if v.size else np.zeros(3)
+    if sol.retcode is RetCode.Success:
+        assert np.allclose(out, y, rtol=1e-6, atol=0.0), out
+    else:
+        assert sol.retcode is RetCode.Failure
