@@ -274,6 +274,15 @@ RKHS_PROBLEM_MAX_DIM = 14
 
 
 @allocates("n_grid",)
+def _capped_range(values: np.ndarray) -> np.ndarray:
+    """Per column: the range (max − min), at most 1000 times the median absolute deviation from the median
+    where that is > 0, so one outlying node does not set the column's scale."""
+    half = 0.5 * values   # halves: the deviations of values near ±3.4e38 stay finite
+    spread = 2.0 * (half.max(axis=0) - half.min(axis=0))
+    deviation = 2.0 * np.median(np.abs(half - np.median(half, axis=0)), axis=0)
+    return np.where(deviation > 0, np.minimum(spread, 1e3 * deviation), spread)
+
+
 def constrained_minimum(
     f: Callable, c: Callable, bounds, *, n_grid: int | None = None, n_polish: int = 3
 ) -> tuple[np.ndarray, float]:
@@ -287,7 +296,9 @@ def constrained_minimum(
     polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
     polish runs in unit coordinates with f shifted by the best node's value and f and c divided by their
     ranges on the grid, so the answer scales with the box and with f, and ignores a constant added to f (a
-    box of side 1e-7 or 1e7, f + 1e8, are solved alike). f must
+    box of side 1e-7 or 1e7, f + 1e8, are solved alike). Each range is capped at 1000 times the values' median
+    absolute deviation from their median (where that is > 0), so one node of 1e30 sets neither f's scale nor
+    c's feasibility slack. f must
     return one finite float and c finite floats at every grid node, in float64 (a float32 answer is refused
     naming f or c: its rounding stalls the polish); both get copies of the points (one
     that writes into its argument changes nothing). ``n_grid`` an int >= 1 (refused when
@@ -339,8 +350,12 @@ def constrained_minimum(
     lo, width = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
     # shifted by the best node's value as well as scaled: f + 1e8 left SLSQP on values ~1e8 / range, whose
     # changes fell under its ftol, and the answer stayed at the grid node (red14a)
-    f_scale = float(np.ptp(f_values)) or 1.0
-    c_scale = np.where(np.ptp(c_nodes, axis=0) > 0, np.ptp(c_nodes, axis=0), 1.0)
+    # ranges capped at 1000 median absolute deviations: one node's f or c of 1e30 made the range 1e30, the
+    # scaled objective flat (the polish stopped at the grid node, 3e-5 above f* = 0) and c's feasibility
+    # slack 1e20
+    f_scale = _capped_range(f_values[:, None])[0] or 1.0
+    c_range = _capped_range(c_nodes)
+    c_scale = np.where(c_range > 0, c_range, 1.0)
 
     def point(u):   # unit coordinates -> the box (exactly u on the unit box)
         return np.clip(lo + u * width, bounds[:, 0], bounds[:, 1])
@@ -362,7 +377,8 @@ def constrained_minimum(
     shift = best_f
     # SLSQP's finite-difference step, widened past the rounding of f's size (f + 1e8 rounds to 1.5e-8, its
     # default step's whole change): sqrt of the scaled objective's rounding, the default for ordinary f
-    noise = float(np.finfo(np.float64).eps) * float(np.abs(f_values).max()) / f_scale
+    # (f's size near the answer, the best node's, not the largest anywhere: a node of 1e30 made the step 1e7)
+    noise = float(np.finfo(np.float64).eps) * max(abs(best_f), f_scale) / f_scale
     step = max(float(np.sqrt(np.finfo(np.float64).eps)), math.sqrt(noise))
     for start in nodes[order[:n_polish]]:
         res = minimize(

@@ -39,3 +39,16 @@ def test_robust_spread():
     assert robust_spread(np.array([1.0, 2.0])) == spread_of(np.array([1.0, 2.0]))   # two values: the std
     assert robust_spread(np.array([1.0, 1.0, 5.0])) == spread_of(np.array([1.0, 1.0, 5.0]))   # MAD 0
     assert robust_spread(np.array([-3.4e38, 0.0, 3.4e38])) == pytest.approx(spread_of([-3.4e38, 0.0, 3.4e38]))
+
+
+def test_constrained_minimum_polishes_past_an_outlying_node():
+    # f's range 1e30 (one grid column) made the polish's scaled objective flat: the answer stayed at the grid
+    # node, 2.9e-5 above f* = 0
+    from algorithms.bayesopt import constrained_minimum
+
+    def f(x: np.ndarray) -> float:
+        return float((x[0] - 0.37) ** 2 + (x[1] - 0.61) ** 2) + (1e30 if x[0] > 0.999 else 0.0)
+
+    x, value = constrained_minimum(f, lambda x: -1.0, [[0.0, 1.0], [0.0, 1.0]])
+    assert value <= 1e-12
+    assert np.allclose(x, [0.37, 0.61], atol=1e-6)
