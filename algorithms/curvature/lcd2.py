@@ -121,7 +121,7 @@ def _stable_gap(delta: float, ghat: np.ndarray, D: np.ndarray):
     with np.errstate(over="ignore", divide="ignore"):
         halves = ghat[pos] ** 2 / (2.0 * D[pos])
     S = float(halves.sum())
-    base = delta - S
+    base = _newton_gap(delta, ghat, D, S)
     g0 = float(np.sum(ghat[~pos] ** 2))
 
     def h(lam: float) -> float:
@@ -133,6 +133,21 @@ def _stable_gap(delta: float, ghat: np.ndarray, D: np.ndarray):
         return base + rest - lam * g0
 
     return h
+
+
+def _newton_gap(delta: float, ghat: np.ndarray, D: np.ndarray, S: float) -> float:
+    """h(∞) = Δ − S, S = Σ_{Dᵢ>0} ĝᵢ²/(2Dᵢ) (``S`` its float sum), rounded once from the float inputs where
+    the two cancel: Δ − S in floats kept S's rounding, eps·S, which near the Newton limit is most of Δ − S,
+    and the root moved with it (Δ = 526089149.57422096, ĝ = −11179964.864252875, D = 118793.18777160316: λ
+    1.5e-8 off, rtol 1e-13)."""
+    base = delta - S
+    if not (math.isfinite(S) and abs(base) < 0.25 * S):
+        return base
+    exact = Fraction(delta)
+    for g, d in zip(ghat.tolist(), D.tolist(), strict=True):
+        if d > 0 and g:
+            exact -= Fraction(g) ** 2 / (2 * Fraction(d))
+    return float(exact)
 
 
 def _gap_terms(lam: float, ghat: np.ndarray, D: np.ndarray) -> np.ndarray:
@@ -243,7 +258,9 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
 
     ``D`` holds C's eigenvalues (finite, >= 0, the length of ``ghat``; both computed in float64, float32,
     float16 and integer entries promoted); ``rtol`` in (0, 1), at least 1.18e-38 (a positive scale), is the
-    root's relative tolerance.
+    root's relative tolerance: the answer is the exact root of h for the float inputs to within about
+    max(rtol, 1e-14) relative, also near the Newton limit (Δ just below ½ Σ ĝᵢ²/Dᵢ, where that difference is
+    taken exactly from the inputs and rounded once).
 
     ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
     set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0). A ``ghat`` whose ‖ĝ‖² underflows
@@ -285,7 +302,8 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     if not np.any(ghat[~pos]):
         # h decreases to h(∞) = Δ − ½ Σ ĝᵢ²/Dᵢ; when that is >= 0 up to rounding the root is at
         # infinity (equality case of Lemma E.5) and the step is the Newton step C⁺g.
-        h_inf = delta - 0.5 * float(np.sum(ghat[pos] ** 2 / D[pos]))
+        with np.errstate(over="ignore"):
+            h_inf = _newton_gap(delta, ghat, D, float(np.sum(ghat[pos] ** 2 / (2.0 * D[pos]))))
         if h_inf >= -_INF_RTOL * delta:
             return math.inf
     if h(lo) <= 0:  # h(Δ/‖ĝ‖²) >= 0 exactly; below 0 only by rounding: the root is lo (brentq's sign error)

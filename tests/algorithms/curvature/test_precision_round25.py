@@ -75,3 +75,41 @@ def test_curvature_checks_are_not_scaled_away_by_a_huge_entry(C, words):
     with pytest.raises(ValueError, match=f"curvature\\(x\\) {words}"):
         CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: C, L_C=0.0,
                          x0=np.ones(3))
+
+
+def _multiplier_reference(delta, ghat, D, guess):
+    g = [mpmath.mpf(float(v)) for v in ghat]
+    d = [mpmath.mpf(float(v)) for v in D]
+
+    def h(lam):
+        return mpmath.mpf(delta) - sum(a**2 * lam * (2 + lam * b) / (2 * (1 + lam * b) ** 2)
+                                       for a, b in zip(g, d, strict=True))
+
+    return mpmath.findroot(h, mpmath.mpf(guess))
+
+
+def test_lcd2_multiplier_near_the_newton_limit_keeps_its_rtol():
+    # Δ − Σĝ²/(2D) in floats kept the sum's rounding (eps·S, most of Δ − S here): λ 1.5e-8 off for rtol 1e-13
+    from algorithms.curvature import lcd2_multiplier
+
+    delta, g, D = 526089149.57422096, -11179964.864252875, 118793.18777160316
+    r = 1 - 2 * mpmath.mpf(delta) * mpmath.mpf(D) / mpmath.mpf(g) ** 2
+    want = (1 / mpmath.sqrt(r) - 1) / mpmath.mpf(D)  # the 1-D closed form
+    assert lcd2_multiplier(delta, np.array([g]), np.array([D])) == pytest.approx(float(want), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lcd2_multiplier_matches_mpmath_on_graded_inputs(seed):
+    from algorithms.curvature import lcd2_multiplier
+
+    rng = np.random.default_rng(seed)
+    for _ in range(25):
+        n = int(rng.integers(1, 4))
+        g = rng.standard_normal(n) * 10.0 ** rng.uniform(-8, 8, n)
+        D = 10.0 ** rng.uniform(-8, 8, n)
+        S = float(np.sum(g**2 / (2 * D)))
+        delta = S * (1 - 10.0 ** rng.uniform(-12, -1))  # near the Newton limit, where Δ − S cancels
+        if not 1.2e-38 <= delta <= 3.4e38:
+            continue
+        lam = lcd2_multiplier(delta, g, D)
+        assert lam == pytest.approx(float(_multiplier_reference(delta, g, D, lam)), rel=1e-12), (delta, g, D)
