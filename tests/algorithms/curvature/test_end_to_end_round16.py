@@ -144,8 +144,16 @@ def test_lbfgs_solves_a_quadratic_at_every_unit(sf, sx, x0_kind, dtype, f_star):
                                L_C=0.0, L=sf / sx**2 * 3.7, x0=x0,
                                f_star=-sf * 0.5 * float(b @ unit_star) if f_star else None)
     sol = solve(problem, LBFGS())
-    assert sol.retcode is RetCode.Success
     error = np.linalg.norm(sol.x.astype(np.float64) / sx - unit_star) / np.linalg.norm(unit_star)
+    if sol.retcode is RetCode.Stalled and not f_star:
+        # LBFGS's documented stop (red25b: this machine's rounding left ‖∇f‖ = 1.2e-19 > tol·G = 2e-20 at
+        # x* ~ 1e10): scipy's line search decides on f, and the gap ½ gᵀC⁻¹g left is below f's rounding
+        g = problem.gradient(sol.x).astype(np.float64)
+        gap = 0.5 * g @ np.linalg.solve(problem.curvature_at(sol.x).astype(np.float64), g)
+        assert gap <= 4 * np.finfo(dtype).eps * abs(problem.value(sol.x)), (gap, problem.value(sol.x))
+        assert error <= (1e-5 if dtype == np.float32 else 1e-7)
+        return
+    assert sol.retcode is RetCode.Success
     if f_star:  # the gap test decides: f − f* <= tol·S (x within about √tol of x*)
         assert problem.value(sol.x) - problem.f_star <= 1e-10 * problem.scale_f * (1 + 1e-6)
         assert error <= 1e-4
