@@ -28,7 +28,8 @@ are dropped, knots closer than ``merge_tol`` times the data range are merged,
 and the survivors are polished by least squares on the interpolation residual.
 
 Retcodes: ``Success`` when the method's criterion holds, the pruned and polished
-network interpolating the data within ``tol`` (relative to ``max|y|``, 1 when y ≡ 0);
+network interpolating every point within ``tol`` of its own scale, |f(x_i) − y_i| <= tol·(|y_i| +
+1e-3·max|y|) (1 when y ≡ 0; a label of 1e6 does not excuse a misfit of a label of 1);
 ``MaxIters`` when the horizon (``maxiters`` Adam steps) is reached without it;
 ``Diverged`` on a blow-up: a non-finite loss or iterate, or a loss above
 ``BLOWUP_FACTOR · (1 + |loss₀|)`` = ``1e30 · (1 + |loss at step 0|)``, at the step
@@ -257,6 +258,11 @@ def _check_prune_tol(prune_tol) -> float:
 BLOWUP_FACTOR = 1e30
 
 
+#: the floor of each point's scale in the Success test, relative to max|y| (labels near 0 are fit to
+#: tol·FIT_FLOOR·max|y|, the others to tol·|y_i| at least)
+FIT_FLOOR = 1e-3
+
+
 @dataclass(frozen=True)
 class LpPathNormTraining(Algorithm):
     """Adam on the augmented Lagrangian of ``min R(θ) s.t. f_θ(x_i) = y_i``, then prune (module docstring).
@@ -278,8 +284,9 @@ class LpPathNormTraining(Algorithm):
     > 0 in [1.18e-38, 3.4e38], one whose drawn weights pass 3.4e38 refused naming init_scale (a trained
     network whose weights or their products leave the working range is ``Diverged``). ``maxiters``
     counts Adam steps (default 4000);
-    ``tol`` is the interpolation tolerance of the pruned, refit network, relative
-    to ``max|y|`` (1 when y ≡ 0: labels in any units need the same fit; default 1e-6): within it the
+    ``tol`` is the interpolation tolerance of the pruned, refit network, per point relative to
+    |y_i| + 1e-3·max|y| (1 when y ≡ 0: labels in any units need the same fit, and each label its own;
+    default 1e-6): within it at every point the
     retcode is ``Success``, else
     ``MaxIters`` (the horizon came first); a blow-up gives ``Diverged`` (module docstring).
     The initialization is seeded by ``solve``'s ``seed`` (``seed=None`` is seed 0: always reproducible).
@@ -517,11 +524,13 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
         f, residual = prune_network(x64, y64, W, b, v, a, c, prune_tol=algorithm.prune_tol,
                                     merge_tol=algorithm.merge_tol)
         if retcode is None:  # the horizon is reached: Success only if the criterion holds
-            # relative to the labels' own scale: with a floor of 1, labels in units of 1e-8 were
-            # "interpolated within 1e-6" by a network that fitted nothing (Success)
+            # each point on its own label's scale, |y_i| + FIT_FLOOR·max|y|: with max|y| alone a label of 1e6
+            # excused a residual of 0.67 on a label of 1 (Success); with a floor of 1, labels in units of 1e-8
+            # were "interpolated within 1e-6" by a network that fitted nothing
             top = float(np.max(np.abs(y64)))
-            tol = options.tolerance(default=1e-6) * (top if top > 0 else 1.0)
-            retcode = RetCode.Success if residual <= tol else RetCode.MaxIters
+            scale = np.abs(y64) + FIT_FLOOR * top if top > 0 else np.ones_like(y64)
+            fits = np.all(np.abs(f(x64) - y64) <= options.tolerance(default=1e-6) * scale)
+            retcode = RetCode.Success if fits else RetCode.MaxIters
     sol = Solution(f.to_vector(problem.dtype), f.vp(p), retcode, trace=monitor.trace,
                    original={"params": raw, "cpwl": f, "max_residual": residual})
     sol.stats.iterations = done

@@ -11,8 +11,10 @@ import torch
 
 from algorithms import RetCode, solve
 from algorithms.nets.gd_map import stochastic_logabsdet
+from algorithms.nets.lp_training import LpPathNormTraining
 from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem, PatternEnumeration
 from algorithms.nets.neural_collapse import classifier_alignment
+from algorithms.nets.sparse_interpolation import CPWL, InterpolationProblem
 
 
 def _spd(dim: int = 6) -> torch.Tensor:
@@ -59,3 +61,15 @@ def test_pattern_enumeration_fits_every_label_on_its_own_scale(big):
         assert np.allclose(out, y, rtol=1e-6, atol=0.0), out
     else:
         assert sol.retcode is RetCode.Failure
+
+
+@pytest.mark.parametrize("y", [[1e6, 0.0, 1.0, 0.0], [1e8, 0.0, 1.0, 0.0, 2.0]])
+def test_lp_training_success_fits_every_label_on_its_own_scale(y):
+    # tol·max|y| = 1 (or 100) excused residuals of 0.67 (1.0) on labels of 1 (0): Success
+    x = np.arange(len(y), dtype=float)
+    sol = solve(InterpolationProblem(x=x, y=y, p=0.5), LpPathNormTraining(width=8), seed=0)
+    residual = np.abs(CPWL.from_vector(sol.x)(x) - np.array(y))
+    if sol.retcode is RetCode.Success:
+        assert np.all(residual <= 1e-6 * (np.abs(y) + 1e-3 * max(np.abs(y))))
+    else:
+        assert sol.retcode is RetCode.MaxIters and residual.max() > 0.1
