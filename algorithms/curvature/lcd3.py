@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -103,8 +104,10 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     them is Degenerate; a diagonal C keeps every eigenvalue > 0 exactly), all computed in float64 (float32,
     float16 and integer entries are promoted: the new point is float64), and ``delta`` = f(x) − f* a finite
     float >= 0. Precision: a floating-point computation (an eigen-decomposition for a full C), so the new
-    point x − s carries the step's own rounding, a few ulps of |s|: where x and s nearly cancel, that error
-    is large relative to the small result (``lcd3_stepsize`` itself keeps full relative precision).
+    point x − s carries the step's own rounding, a few ulps of |s| (near the limit 2Δ = G the factor's
+    radicand G − 2Δ is taken exactly from ĝ and C's eigenvalues, so for a diagonal C the factor keeps full
+    relative precision there too): where x and s nearly cancel, that error is large relative to the small
+    result (``lcd3_stepsize`` itself keeps full relative precision).
 
     >>> import numpy as np
     >>> x, info = lcd3_step(np.array([2.0]), np.array([4.0]), np.array([2.0]), 4.0)  # f = x²
@@ -138,6 +141,13 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     # naming G, which the caller never passed
     with run_values():
         t = lcd3_stepsize(delta, G)
+    if 4 * delta > G:
+        # near the limit 2Δ = G the radicand 1 − 2Δ/G took G's rounding (eps·G, most of G − 2Δ there): the
+        # factor was 1.5e-9 off for a diagonal C; G − 2Δ exactly from the float ĝ and D, rounded once
+        exact_G = sum((Fraction(a) ** 2 / Fraction(d) for a, d in zip(ghat[pos].tolist(), D[pos].tolist(),
+                                                                        strict=True)), Fraction(0))
+        radicand = float(max(exact_G - 2 * Fraction(delta), Fraction(0)) / exact_G)
+        t = min(2 * delta / G, 1.0) / (1.0 + math.sqrt(radicand))
     return x - t * from_eigenbasis(Q, newton), {"stepsize": t, "empty_localization": 2 * delta > G}
 
 

@@ -113,3 +113,19 @@ def test_lcd2_multiplier_matches_mpmath_on_graded_inputs(seed):
             continue
         lam = lcd2_multiplier(delta, g, D)
         assert lam == pytest.approx(float(_multiplier_reference(delta, g, D, lam)), rel=1e-12), (delta, g, D)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lcd3_step_factor_near_the_limit_with_a_diagonal_curvature(seed):
+    # 1 − 2Δ/G took G's rounding where 2Δ ≈ G: the factor was up to 1.5e-9 off for a diagonal C
+    from algorithms.curvature import lcd3_step
+
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(1, 4))
+        g, D, x = rng.standard_normal(n), 10.0 ** rng.uniform(-3, 3, n), rng.standard_normal(n)
+        G = sum(mpmath.mpf(a) ** 2 / mpmath.mpf(b) for a, b in zip(g, D, strict=True))
+        delta = float(G / 2 * (1 - mpmath.mpf(10) ** rng.uniform(-15, -3)))
+        _, info = lcd3_step(x, g, D, delta)
+        r = 2 * mpmath.mpf(delta) / G
+        assert info["stepsize"] == pytest.approx(float(r / (1 + mpmath.sqrt(1 - r))), rel=2e-15)
