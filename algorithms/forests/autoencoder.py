@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor, RandomTreesEmbedding
 from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
@@ -344,7 +344,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         what ``fit(X, y)`` does with ``y``. ``None`` (default): a given ``y`` trains the forest
         on it (the paper's supervised variant; without ``y``, the unsupervised synthetic-contrast
         forest) and warns, since a Pipeline passes its target to every step; ``True``: use ``y``
-        (required) without a warning; ``False``: ignore ``y`` (always unsupervised). A strict bool
+        (required) without a warning; ``False``: ignore ``y`` (always unsupervised). A
+        ``RandomTreesEmbedding`` ``forest`` is unsupervised (its fit ignores ``y``): ``fit`` with a ``y``
+        refuses it unless ``supervised=False``. A strict bool
         (numpy's too): 0, 1, 0.0 or np.int64(0) are refused naming ``supervised``.
     progress : bool
         a tqdm bar over the rows the exact decoder solves.
@@ -633,7 +635,12 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             y = None
         elif supervised is True and y is None:
             raise ValueError("y is required with supervised=True (the forest is trained on it)")
-        elif y is not None and supervised is None:
+        if y is not None and isinstance(self.forest, RandomTreesEmbedding):
+            # its fit ignores y: supervised=True (or a y with None) fitted the unsupervised forest in silence
+            raise ValueError(f"supervised = {supervised!r} with a y, but forest is a RandomTreesEmbedding, "
+                             f"which is unsupervised (its fit ignores y): pass supervised=False, or a forest "
+                             f"that is trained on y (RandomForest*, ExtraTrees*)")
+        if y is not None and supervised is None:
             warnings.warn("RFAutoencoder.fit got y: the forest is trained supervised on y (the paper's "
                           "supervised variant). Pass supervised=True to say so, or supervised=False to "
                           "ignore y (e.g. inside a Pipeline that passes its target to every step)",

@@ -60,3 +60,19 @@ def test_knn_decode_stays_within_its_neighbours_range():
         decoded = knn_decode(rng.normal(size=(5, 2)), Z_train, synthetic, k=3, categorical=[False],
                              rng=np.random.default_rng(1))
         assert decoded.min() >= 2.0**63 and decoded.max() <= 2.0**64
+
+
+@pytest.mark.parametrize("supervised", [True, None])
+def test_a_supervised_fit_with_an_unsupervised_forest_is_refused(supervised):
+    # red25b: RandomTreesEmbedding ignores y at fit: supervised=True fitted the unsupervised forest in silence
+    from sklearn.ensemble import RandomTreesEmbedding
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    ae = RFAutoencoder(forest=RandomTreesEmbedding(n_estimators=5, random_state=0), supervised=supervised,
+                       random_state=0)
+    with pytest.raises(ValueError, match="forest is a RandomTreesEmbedding"):
+        ae.fit(X, (X[:, 0] > 0).astype(int))
+    assert not hasattr(ae, "dmap_")
+    fitted = RFAutoencoder(forest=RandomTreesEmbedding(n_estimators=5, random_state=0), supervised=False,
+                           random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    assert fitted.transform(X).shape == (60, 2)
