@@ -73,6 +73,7 @@ from algorithms._validation import (
     check_working_range,
     graded_psd_violation,
     in_working_range,
+    negative_diagonal,
     precision_rank,
     read_only,
     reseal_state,
@@ -599,7 +600,9 @@ def blamed_on(**arguments: Any):
 def check_curvature_matrix(name: str, C: np.ndarray, source: Any = None) -> np.ndarray:
     """A finite real curvature ``C`` ((d, d) or a (d,) diagonal) checked symmetric positive semidefinite to
     relative rounding level of its own dtype, pair by pair and at unit diagonal (``check_square_symmetric``,
-    ``graded_psd_violation``); returns it in float64, symmetrized (a diagonal clipped at 0).
+    ``graded_psd_violation``; a (d, d) C with a diagonal entry below −rtol times its row's largest is refused,
+    ``negative_diagonal``); returns it in float64, symmetrized (a (d,) diagonal clipped at 0: its negative
+    entries above −rtol·max|C| are taken as rounding).
     The level is 1e-8, or 4 d eps of a less precise dtype: a float32 Gram matrix 2BᵀB (exactly PSD) has
     eigenvalues down to about -d eps32 ‖C‖ and was refused as indefinite."""
     kind = _dtype_of(source if source is not None else C)
@@ -625,6 +628,12 @@ def check_curvature_matrix(name: str, C: np.ndarray, source: Any = None) -> np.n
     except np.linalg.LinAlgError:
         lam = float(np.linalg.eigvalsh(C)[0])
         raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {lam:.3g})") from None
+    negative = negative_diagonal(C, rtol)  # diag(1e20, −1) passed both tests (graded: positive diagonal only)
+    if negative is not None:
+        i, value, line = negative
+        raise ValueError(f"{name} must be positive semidefinite (its diagonal entry C[{i}, {i}] = "
+                         f"{value:.3g} bounds its smallest eigenvalue, below −{rtol:g}·{line:.3g}, the "
+                         f"largest entry of its row)")
     graded = graded_psd_violation(C, rtol)  # at unit diagonal: diag(1e20, [[1, 1000], [1000, 1]]) passed
     if graded is not None:
         raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {graded:.3g} once "

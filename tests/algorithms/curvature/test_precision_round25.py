@@ -129,3 +129,15 @@ def test_lcd3_step_factor_near_the_limit_with_a_diagonal_curvature(seed):
         _, info = lcd3_step(x, g, D, delta)
         r = 2 * mpmath.mpf(delta) / G
         assert info["stepsize"] == pytest.approx(float(r / (1 + mpmath.sqrt(1 - r))), rel=2e-15)
+
+
+def test_a_negative_diagonal_entry_beside_a_huge_one_is_not_psd():
+    # sweep3 (class B): diag(1e20, −1) passed the global test (−1 >= −1e-8·1e20) and the graded one (positive
+    # diagonal only), and was kept as a PSD curvature
+    import numpy as np
+    import pytest
+
+    from algorithms.curvature.problem import check_curvature_matrix
+
+    with pytest.raises(ValueError, match=r"C\[1, 1\] = -1 bounds its smallest eigenvalue"):
+        check_curvature_matrix("C", np.diag([1e20, -1.0]))
