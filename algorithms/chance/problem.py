@@ -398,10 +398,11 @@ def empirical_violation(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray
 
     A point is empirically feasible when this is <= rho (at most ⌊ρL⌋ violated samples). A sample counts
     as satisfied when every g(x, h) >= −1e-7·u (LP answers sit on the boundary), u from g's values at the
-    construction's three probe points, per component of g: u = 1 for g of ordinary size (up to about 1e8 in
-    magnitude), the power of two nearest max|g| for tiny g (below 2**-10), and that over 2**26 for huge g
-    (g ~ 1e30: a relative 1.5e-15, about its rounding); where a component is huge, each sample's value has
-    its own u by the same rule (at least 1), so one sample of 1e30 leaves the others' tolerance at 1e-7.
+    construction's three probe points, per component of g: u = 1 for g of ordinary size (up to about 1.3e5
+    in magnitude), the power of two nearest max|g| for tiny g (below 2**-10), and that over 2**17 for large g
+    (a relative 7.6e-13: g and g·1e8 count the same samples satisfied at an LP answer); where a component is
+    large, each sample's value has its own u by the same rule (at least 1), so one sample of 1e30 leaves the
+    others' tolerance at 1e-7.
     """
     return violation_fraction(problem, _check_points(problem, x), problem.h_samples)
 
@@ -450,11 +451,16 @@ def require_linear(problem: ChanceConstrainedProblem, method: str) -> LinearStru
 def g_tolerance_unit(cons: np.ndarray) -> float:
     """The unit of FEAS_TOL for g of these values: 1 for g of ordinary and large size (an absolute 1e-7: the
     claims' own-feasibility probe detects a 1e-4 offset of g ~ 5e3); :func:`unit_of` for tiny g; for g past
-    about 1e8 its unit over 2**26, a relative 1.5e-15 (with an absolute 1e-7, g ~ 1e30, whose rounding
-    alone is 1e14, had an exact LP answer's active samples counted violated: SAA-MILP's right x reported
-    Failure)."""
+    about 1e5 its unit over 2**17, a relative 7.6e-13, some thousands of roundings of g's terms (with an
+    absolute 1e-7, g ~ 1e30, whose rounding alone is 1e14, had an exact LP answer's active samples counted
+    violated: SAA-MILP's right x reported Failure; and over 2**26, a relative 1.5e-15, g scaled by 1e8 had
+    the same x as g's, an active sample off by 3.7e-14 of g's size, reported Failure: red25a)."""
     unit = unit_of(cons)
-    return unit if unit < 1.0 else max(1.0, unit / 2.0**26)
+    return unit if unit < 1.0 else max(1.0, unit / _LARGE_G_SPAN)
+
+
+#: g of size past this (2**17 ≈ 1.3e5) is judged relatively: FEAS_TOL over it, a relative 7.6e-13
+_LARGE_G_SPAN = 2.0**17
 
 
 def g_tolerance_units(cons: np.ndarray) -> np.ndarray:
@@ -466,7 +472,7 @@ def g_tolerance_units(cons: np.ndarray) -> np.ndarray:
     largest = np.abs(cons).max(axis=0)
     with np.errstate(divide="ignore"):
         k = np.round(np.log2(np.where(largest > 0, largest, 1.0)))
-    own = np.maximum(1.0, np.where(k > 10, np.exp2(k), 1.0) / 2.0**26)
+    own = np.maximum(1.0, np.where(k > 10, np.exp2(k), 1.0) / _LARGE_G_SPAN)
     return np.minimum(column[None, :], own)
 
 

@@ -81,3 +81,24 @@ def test_a_small_value_keeps_the_components_tolerance():
     tiny = ChanceConstrainedProblem(f=lambda x: x[:, 0], g=lambda x, h: 0.0 * x[:, :1] + 1e-9 * h[None, :, 0],
                                     h_samples=h * 1e3, rho=0.25, lower=[0.0], upper=[1.0])
     assert empirical_violation(tiny, np.array([[0.5]]))[0] == 0.5   # −1e-13 is below −1e-7·2**-20
+
+
+def _scaled_linear_gaussian(c: float) -> ChanceConstrainedProblem:
+    from algorithms.chance import linear_gaussian_problem
+
+    base = linear_gaussian_problem(n=3, n_samples=40, rho=0.1, seed=1)
+    lin = base.linear
+    return ChanceConstrainedProblem(f=base.f, g=lambda x, h: c * base.g(x, h), h_samples=base.h_samples,
+                                    rho=base.rho, lower=base.lower, upper=base.upper,
+                                    linear=LinearStructure(cost=lin.cost, A=c * lin.A, b=c * lin.b))
+
+
+@pytest.mark.parametrize("c", [1e-8, 1.0, 1e6, 1e8, 1e20])
+def test_g_times_c_answers_alike(c):
+    # red25a: g scaled by 1e8 gave SAA-MILP the same x as g's, whose active sample sat 3.7e-14 of g's size
+    # below 0: counted violated at a relative 1.5e-15 (5 of 40 > ⌊ρL⌋ = 4), Failure for g's Success
+    reference = solve(_scaled_linear_gaussian(1.0), SAAMILP())
+    sol = solve(_scaled_linear_gaussian(c), SAAMILP())
+    assert reference.retcode is RetCode.Success and sol.retcode is RetCode.Success
+    assert sol.stats.empirical_violation == reference.stats.empirical_violation == 0.1
+    np.testing.assert_allclose(sol.x, reference.x, rtol=1e-9, atol=1e-12)
