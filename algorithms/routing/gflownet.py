@@ -62,6 +62,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -235,6 +236,8 @@ class _Layer(nn.Module):
 #: the widest embedding and deepest GNN RoutingGFlowNet builds (the paper: 32-128 wide, a few layers)
 MAX_HIDDEN = 4096
 MAX_LAYERS = 100
+#: a model's encoder token: which model encoded a Batch (see _check_encoded_by)
+_ENCODER_TOKENS = itertools.count()
 
 
 class RoutingGFlowNet(CheckedStateModule):
@@ -274,6 +277,8 @@ class RoutingGFlowNet(CheckedStateModule):
         self.flow_count = nn.Parameter(torch.tensor(1.0))  # a: weight of log Γ(r+1)
         self.flow_linear = nn.Parameter(torch.tensor(0.0))  # b: weight of r
         remember_structure(self)
+        # which model encoded a Batch (a copy or a pickle of this model keeps it): rollout compares it
+        self.__dict__["_encoder_token"] = object.__repr__(self) + f"/{next(_ENCODER_TOKENS)}"
         fix_attributes(self)  # a misspelt public name set later is refused (stored and ignored before)
 
     def config(self) -> dict[str, Any]:
@@ -488,7 +493,26 @@ def encode_instances(model: RoutingGFlowNet, instances: list) -> Batch:
     else:
         units = torch.zeros(dem.shape, dtype=torch.long)
         cap = torch.ones(len(instances), dtype=torch.long)
-    return Batch(model.problem, dist, heat, h, model.key(h), dem, units, cap, list(instances))
+    batch = Batch(model.problem, dist, heat, h, model.key(h), dem, units, cap, list(instances))
+    batch.__dict__["_encoded_by"] = model.__dict__.get("_encoder_token")
+    return batch
+
+
+def _check_encoded_by(model: RoutingGFlowNet, batch: Batch) -> None:
+    """A batch :func:`encode_instances` made with another model of the same width (red25b: A's encodings
+    went through B's decoder in silence: other actions, log-probabilities and costs than B's own) is refused,
+    unless this model encodes its instances to the same tensors (its weights loaded from that model)."""
+    token = batch.__dict__.get("_encoded_by")
+    if token is None or token == model.__dict__.get("_encoder_token", token):
+        return
+    dtype = batch.h.dtype
+    with torch.no_grad():
+        x = torch.stack([_features(inst, dtype)[0] for inst in batch.instances])
+        heat, h = model.encode(x, batch.dist.detach())
+    if not (torch.equal(heat, batch.heat.detach()) and torch.equal(h, batch.h.detach())):
+        raise ValueError("batch was encoded by another model (encode_instances(other, ...)); a rollout runs "
+                         "this model's decoder on its own encodings: call encode_instances(model, ...) with "
+                         "this model")
 
 
 @dataclass
@@ -631,7 +655,8 @@ def rollout(
     ``mode``: "sample" (from P_F), "greedy" (argmax), "depot" (depot-guided, Eq. 12: sample
     when the current node is the depot, greedy elsewhere; for TSP the start node plays the
     depot, so only the first pick is sampled), "forced" (follow ``actions`` (M, T), used to
-    score given trajectories).
+    score given trajectories). ``batch`` must come from :func:`encode_instances` with this ``model`` (one
+    encoded by another model is refused by name, unless this model encodes its instances to the same tensors).
     """
     check_positive_int("samples", samples)
     check_choice("mode", mode, MODES)
@@ -654,6 +679,7 @@ def rollout(
         raise ValueError(f"batch must be encoded by this model ({model.problem}, hidden = "
                          f"{model.hidden}), got a {batch.problem} batch of width {batch.h.shape[-1]}; "
                          f"encode_instances(model, ...) again")
+    _check_encoded_by(model, batch)
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     B, n, _ = batch.dist.shape
