@@ -51,7 +51,13 @@ from algorithms._validation import (
     check_working_range,
 )
 from algorithms.chance.diffusion import PROGRESS_TICK
-from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples, unit_of
+from algorithms.chance.problem import (
+    ChanceConstrainedProblem,
+    empirical_violation,
+    min_samples,
+    unit_of,
+    units_of,
+)
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
 
@@ -100,7 +106,11 @@ def restricted_solution(
     row without spread gets the margin z·1e-6. SLSQP (ftol 1e-9) gets a budget of 100 iterations
     from the box midpoint; its answer is
     accepted only when it reports success and the restriction, evaluated once more at its point,
-    is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None.
+    is >= −1e-6 in every row (a margin of exactly −1e-6 accepted), each row in its own unit: 1 for values of
+    ordinary size at the box midpoint (2**-10 to 2**10), else the power of two nearest that value (and g's
+    values per component, per sample for the scenario restriction, in theirs before the moments), so one
+    sample's g of 1e30 leaves the others' test absolute; otherwise the result is None. SLSQP runs in
+    coordinates u = x / (each coordinate's power of two, 1 for an ordinary box).
     ``z`` a real in [0, 3.4e38] (the working range; a margin no point of the box meets, e.g. 1e30, gives
     None). f and g must answer real floating tensors of their shapes (refused naming them); a NaN/inf f, g
     or gradient during the solve gives None (SLSQP never sees it)."""
@@ -130,8 +140,8 @@ def restricted_solution(
         # g gets a copy of the samples: one that wrote into them (hh.sub_(1)) shifted every later call of the
         # solve (Diverged, x = 1e9 outside the box)
         answer = call_user("g(x, h)", problem.g, x[None], h_t.clone())
-        values = _checked_answer("g", answer, (1, h_t.shape[0]))[0] / g_scale[0]
-        values = values[:, None] if values.ndim == 1 else values
+        values = _checked_answer("g", answer, (1, h_t.shape[0]))[0]
+        values = (values[:, None] if values.ndim == 1 else values) / g_scale[0]
         if restriction == "scenario":
             return values.reshape(-1)
         return values.mean(dim=0) - z * (values.var(dim=0, unbiased=False) + 1e-12).sqrt()
@@ -142,7 +152,8 @@ def restricted_solution(
     # x, f and g of extreme units (a box of 1e30, f = 1e30·x) brought to about 1 by powers of two (exact;
     # ordinary data stay exactly as they are): SLSQP's tolerances are absolute, and it failed every
     # restricted problem there. SLSQP runs in u = x / x_unit.
-    x_unit = unit_of(np.concatenate([problem.lower, problem.upper]).astype(np.float64))
+    # per coordinate: one coordinate's box of 1e30 made the others' steps 1e-30 (SLSQP stood still there)
+    x_unit = units_of(np.stack([problem.lower, problem.upper]).astype(np.float64), axis=0)[0]
     f_unit: list[float] = []
 
     def objective(u: np.ndarray) -> tuple[float, np.ndarray]:
@@ -212,8 +223,14 @@ def restricted_solution(
         with torch.no_grad():
             g_start = _checked_answer("g", call_user("g(x, h)", problem.g, as_tensor(start * x_unit)[None],
                                                      h_t.clone()), (1, h_t.shape[0]))
-        g_scale = [unit_of(g_start.detach().double().numpy())]
-        g_unit = unit_of(raw_constraint(start * x_unit))
+        # per component (moment) or per sample and component (scenario), and each row of the restriction
+        # in its own unit: one sample's g of 1e30 made the unit 2**100 for all, and the acceptance test
+        # "every row >= -1e-6" then let a small row's violation of 1e24 through
+        g0 = g_start.detach().double().numpy()[0]
+        g0 = g0[:, None] if g0.ndim == 1 else g0
+        g_scale = [torch.as_tensor(units_of(g0, axis=0) if restriction == "moment"
+                                   else units_of(g0[:, :, None], axis=2)[:, :, 0], dtype=torch.float64)]
+        g_unit = units_of(raw_constraint(start * x_unit)[:, None], axis=1)[:, 0]
     except _NonFiniteAnswer:
         return None
 
@@ -221,7 +238,7 @@ def restricted_solution(
         return raw_constraint(u * x_unit) / g_unit
 
     def jacobian(u: np.ndarray) -> np.ndarray:
-        return constraint_jacobian(u * x_unit) * (x_unit / g_unit)
+        return constraint_jacobian(u * x_unit) * x_unit[None, :] / g_unit[:, None]
 
     try:
         result = scipy.optimize.minimize(

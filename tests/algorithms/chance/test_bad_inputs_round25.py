@@ -102,3 +102,16 @@ def test_g_times_c_answers_alike(c):
     assert reference.retcode is RetCode.Success and sol.retcode is RetCode.Success
     assert sol.stats.empirical_violation == reference.stats.empirical_violation == 0.1
     np.testing.assert_allclose(sol.x, reference.x, rtol=1e-9, atol=1e-12)
+
+
+def test_restricted_solution_scales_each_coordinate():
+    # one unit for all coordinates (2**100, from the box of 1e30) left x1's box 1e-30 wide in SLSQP's units:
+    # the moment restriction had no solution (None)
+    from algorithms.chance import restricted_solution
+
+    problem = _huge_box_problem()
+    x = restricted_solution(problem, problem.h_samples[:5], 0.3)
+    assert x is not None
+    assert x[0] == pytest.approx(0.5 - 0.3e-6, abs=1e-9)
+    x = restricted_solution(problem, problem.h_samples[:5], 0.0, restriction="scenario")
+    assert x[0] == pytest.approx(0.5, abs=1e-9)
