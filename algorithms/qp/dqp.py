@@ -241,10 +241,12 @@ class DQP(Algorithm):
         times any c > 0 get the same verdict), while variables and objective far below unit scale are judged
         absolutely (the residuals' floor 1, :func:`kkt_residuals`): rescale such data to order 1 where their
         accuracy matters.
-        A QP is solved on a copy rescaled by powers of two when its scales are far from 1; data of
-        subnormal size (a nonzero P or q, or finite bounds, whose largest entry is below 2.2e-308, e.g. P, q
-        of 1e-320) or scales whose factor passes float64 (2**1023: 1e300 apart) are refused at the solve with
-        a ValueError naming the data: rescale them.
+        A QP is solved on a copy rescaled by powers of two when its scales are far from 1 (the copy's
+        ``Success`` must also pass the check in the caller's units: to 1e-2, and to ``kkt_tol`` when the
+        copy's x lies far below its unit scale, where the copy's floors judged it absolutely; else the QP is
+        solved as given); data of subnormal size (a nonzero P or q, or finite bounds, whose largest entry
+        is below 2.2e-308, e.g. P, q of 1e-320) or scales whose factor passes float64 (2**1023: 1e300
+        apart) are refused at the solve with a ValueError naming the data: rescale them.
     abs_tol : ``None`` (default) or a float > 0 in [1.18e-38, 3.4e38], an absolute accuracy demanded
         *as well*, in qpbenchmark's terms
         (:func:`absolute_residuals`: primal residual, dual residual and duality gap, unscaled):
@@ -2028,6 +2030,15 @@ def _forward_unclipped(qp: QP, algorithm: DQP, options: SolveOptions, monitor=No
             sol = _no_solution(qp, RetCode.Failure, sol.stats, [
                 "the equilibrated copy's answer fails the KKT check in the caller's units (a relative "
                 f"residual above {CALLER_UNITS_TOL:g})"], sol.original, qp.dtype)
+        if sol.retcode is RetCode.Success and largest < scaling[0] * 2.0**-EQUILIBRATE_EXP and \
+                not _passes_caller_units(sol, qp, algorithm.kkt_tol):
+            # the copy's x̃ = x/d far below unit scale: the scalar d (‖q‖/‖P‖ = 2e12) missed the constraints'
+            # scale, the copy's floors judged x̃ ~ 1e-14 absolutely, and daqp's x = (0.040, 0.0097) for x* =
+            # (0.013, 0.0026), a row violated by 10.7 with h = 8.3, passed the gross test above: held to
+            # kkt_tol in the caller's units, else the as-given route below
+            sol = _no_solution(qp, RetCode.Failure, sol.stats, [
+                "the equilibrated copy's x is far below its unit scale and its answer fails the KKT check in "
+                f"the caller's units (kkt_tol {algorithm.kkt_tol:g})"], sol.original, qp.dtype)
         if sol.retcode in _FINAL or options.maxiters is not None:
             return sol
         # the scalar x-scale ‖q‖/‖P‖ is the stiffest variable's: with P = diag(1e12, 1) the soft variable's
@@ -2054,14 +2065,15 @@ def _forward_unclipped(qp: QP, algorithm: DQP, options: SolveOptions, monitor=No
 CALLER_UNITS_TOL = 1e-2
 
 
-def _passes_caller_units(sol: QPSolution, qp: QP) -> bool:
-    """Whether ``sol`` (the equilibrated copy's answer, mapped back) is not grossly wrong in qp's units."""
+def _passes_caller_units(sol: QPSolution, qp: QP, tol: float = CALLER_UNITS_TOL) -> bool:
+    """Whether ``sol`` (the equilibrated copy's answer, mapped back) is not grossly wrong in qp's units (every
+    residual <= ``tol``)."""
     try:
         residuals = _kkt_residuals(qp, np.asarray(sol.x, dtype=np.float64), sol.y, sol.z,
                                    sol.z_box if qp.has_box else None, X_FLOOR_CALLER_UNITS)
     except ValueError:  # multipliers past the working range in the caller's units: not judged there
         return True
-    return _all_within(residuals, CALLER_UNITS_TOL)
+    return _all_within(residuals, tol)
 
 
 def _rows_primal(qp: QP, x: np.ndarray, x_floor: float) -> float:

@@ -201,3 +201,23 @@ def test_psd_matrices_of_badly_scaled_variables_still_pass(sparse):
     # a negative diagonal entry bounds the smallest eigenvalue: refused whatever its size
     with pytest.raises(ValueError, match=r"P\[1, 1\] = -1e-17"):
         QP(P=np.diag([1.0, -1e-17]), q=np.zeros(2))
+
+
+@pytest.mark.parametrize("backend", ["auto", "daqp", "clarabel"])
+def test_an_equilibrated_copy_far_below_unit_scale_is_held_to_kkt_tol(backend):
+    # d = ‖q‖/‖P‖ = 2e12 missed the constraints' scale: the copy's x̃ ~ 1e-14 was judged absolutely, and daqp's
+    # d = ‖q‖/‖P‖ = 2e12 missed the constraints' scale: the copy's x̃ ~ 1e-14 was judged absolutely, and daqp's
+    # test at 1e-2: Success (sweep3's random QPs against an exact active-set enumeration)
+    P = np.array([[1.39779321645693e-13, 1.4040730058777755e-13],
+                  [1.4040730058777755e-13, 3.471492488327158e-12]])
+    q = np.array([-7.0783032356827515, 3.558412449444976])
+    G = np.array([[-380046.3587234437, -380724.5274302773],
+                  [1457.1541614429507, -4058.4772538777343],
+                  [-220643.2799059143, 1125309.1573152682]])
+    h = np.array([63581076.601315014, 8.338444363563777, 66.38489855015757])
+    qp = QP(P=P, q=q, G=G, h=h)
+    sol = solve(qp, DQP(backend=backend))
+    assert sol.retcode in (RetCode.Success, RetCode.Failure)
+    if sol.retcode is RetCode.Success:
+        assert np.all(G @ sol.x <= h + 1e-9 * np.abs(h).max())
+        np.testing.assert_allclose(sol.x, [0.012969363328493216, 0.002601940757885504], rtol=1e-6)
