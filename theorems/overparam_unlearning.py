@@ -1114,7 +1114,8 @@ def _rule_boundaries() -> list[str]:
     if (grad.retcode, grad.stats.iterations) != (RetCode.Success, 0):
         wrong.append(f"GradientDescent, ‖∇J(θ*)‖ equal to tol: {grad.retcode.value} after "
                      f"{grad.stats.iterations} iterations, expected Success after 0")
-    # the direct solvers: Success iff max residual on D_r <= tol·(1 + max|y_r|). Instances whose retained
+    # the direct solvers: Success iff each retained residual <= tol·(1 + |y_i| + its row's terms), here
+    # tol·(1 + max|y_r|): the terms are 0 and |y_i| = max|y_r|. Instances whose retained
     # labels cannot be fit and whose answer predicts exactly 0 there, so the residual is the label r itself:
     # SparseWidthOG with a dead relu neuron on the retained x (feature 0, s = 0); DeepLinearOG with the
     # retained x = e_1 twice, labels ∓r, and w* = e_2 (its answer keeps w·e_1 = w*·e_1 = 0)
@@ -1263,7 +1264,8 @@ def _check_stopping(ctx: Context, *, tighten: float) -> Outcome:
                          f"{(sol.stats.iterations, sol.stats.linear_solves)}")
     if drift > 1e-12:
         wrong.append(f"Retrain's answer does not scale with the labels (relative drift {drift:.3g})")
-    # SparseWidthOG's interpolation test is relative to 1 + max|y|: labels × 1e6 must still pass
+    # SparseWidthOG's interpolation test is relative (per row, 1 + |y_i| + the row's terms): labels × 1e6 must
+    # still pass
     wide = two_layer_task(8, 3, 12, 3, seed=int(rng.integers(2**31)))
     (Xw, yw), (Xf, yf) = wide.retain, wide.forget
     for factor in (1e6,):  # (labels × 1: two_layer_width)
@@ -1310,7 +1312,7 @@ register(Claim(
               "(Round 3, seed 3:) MinNorm-OG stops at the first step that meets the rule, not later; it "
               "counts one projection per iteration with a finite λ; strength_schedule equals its documented "
               "meaning λ_j = 1/(λ_reg γ_reg^j) − 1 on its projection epochs, ∞ elsewhere; SparseWidthOG "
-              "ends Success with labels × 1e6 (its test relative to 1 + max|y|). (Round 4:) each rule at its "
+              "ends Success with labels × 1e6 (its test per row, 1+|y_i|+terms). (Round 4:) each rule at its "
               "boundary on exact dyadic inputs: a step or gradient norm equal to its tolerance stops with "
               "Success (the rules say <=); SparseWidthOG and DeepLinearOG end Success at a retained residual "
               "equal to tol·(1 + max|y|) and, at their default tolerances (1e-8 float64, 1e-4 float32), "
