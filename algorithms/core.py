@@ -131,7 +131,9 @@ class RetCode(enum.StrEnum):
     ``Stalled``
         no progress is possible (e.g. a zero step) and the criterion does not hold.
     ``Degenerate``
-        the answer was found, but a quantity asked for (a derivative) is not defined there.
+        the method's next step is not defined at the point reached (LCD2/LCD3: ∇f has a
+        component outside the range of the curvature C(x), or the step overflows float64);
+        ``x`` is that point, returned as it is, not a certified optimum.
     ``Terminated``
         the user's callback asked to stop.
     ``Failure``

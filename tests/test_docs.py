@@ -8,6 +8,7 @@ docstring states. Private fields (``_name``), enums and exceptions are exempt.
 import enum
 import importlib
 import inspect
+import pathlib
 import pkgutil
 import re
 
@@ -106,3 +107,17 @@ def test_every_numeric_parameter_states_its_domain(obj):
         if not any(_DOMAIN_WORDS.search(text[max(0, s - 60): s + 200]) for s in spots):
             silent.append(name)
     assert not silent, f"{obj.__qualname__}'s docstring states no domain near {silent}"
+
+
+def test_degenerate_is_returned_only_where_the_retcode_table_says():
+    """The README's retcode table and ``RetCode``'s docstring give ``Degenerate`` one meaning, LCD2/LCD3's
+    undefined step; a method elsewhere returning it would contradict both (round 25: the table said
+    "answer found", which no method meant)."""
+    root = pathlib.Path(algorithms.__file__).parent
+    users = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                   if "RetCode.Degenerate" in p.read_text() and p.name != "core.py")
+    assert users == ["curvature/lcd2.py", "curvature/lcd3.py"], users
+    readme = (root.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `Stalled`, `Degenerate`"))
+    assert "LCD2/LCD3" in row and "answer found" not in row
+    assert "LCD2/LCD3" in algorithms.core.RetCode.__doc__
