@@ -82,7 +82,10 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
 
     The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled: the numerical rank,
     the singular values above 1e-10·σ_max (relative, so any scale of H gives the same basis; directions H
-    shrinks below that, e.g. a wide blur's highest frequencies, count as null; H = 0 gives the identity).
+    shrinks below that, e.g. a wide blur's highest frequencies, count as null; H = 0 gives the identity),
+    after each row of H is brought to about unit size by a power of two (Null(H) unchanged; rows of ordinary
+    size, entries up to 2**-10 .. 2**10, are left as they are), so one row of 1e30 (or of 1e-30) beside
+    ordinary rows does not make their directions null (or its own).
     At most MAX_DENSE_PIXELS = 1024 pixels (32 × 32; larger operators are refused by name: an n × n QR runs
     minutes).
 
@@ -101,7 +104,14 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
     # (n = 65536, 32 GiB per n × n) ran into the allocator; refused before
     check_fits_memory("null_space_basis", "operator", f"{type(operator).__name__} with {n} pixels",
                       8.0 * (2 * n * n + 2 * m * n))
+    # each row brought to about unit size by a power of two (exact, and D·H has H's null space; rows of
+    # ordinary size, 2**-10 to 2**10, unchanged): one row of 1e30 made the others' singular values fall below
+    # 1e-10·σ_max, and a direction H maps to 1 was returned as null
     matrix = operator.matrix(torch.float64)
+    top = matrix.abs().amax(dim=1, keepdim=True) if matrix.numel() else matrix[:, :1]
+    exponent = torch.round(torch.log2(torch.where(top > 0, top, torch.ones_like(top))))
+    ordinary = (exponent >= -10) & (exponent <= 10)
+    matrix = matrix / torch.where(ordinary, torch.ones_like(top), torch.exp2(exponent))
     singular = torch.linalg.svdvals(matrix)
     rank = int((singular > _RANK_RTOL * singular.max()).sum()) if singular.numel() else 0
     if rank == matrix.shape[0]:
