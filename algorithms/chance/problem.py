@@ -427,8 +427,9 @@ def out_of_sample_feasibility(
     if problem.h_sampler is None:
         raise ValueError("problem.h_sampler is None: out-of-sample feasibility needs a sampler of fresh h")
     count = problem.n_fresh if n_fresh is None else check_count("n_fresh", n_fresh, 1)
+    # + 3 rows: g at the three probe points on the fresh samples, for each value's tolerance unit
     check_fits_memory("out_of_sample_feasibility", "n_fresh", count,
-                      8.0 * count * (problem.h_samples.shape[1] + 2 * x.shape[0] + 2))
+                      8.0 * count * (problem.h_samples.shape[1] + 2 * (x.shape[0] + 3) + 2))
     fresh = as_float_array("h_sampler output", call_user("h_sampler(rng, k)", problem.h_sampler,
                                                          np.random.default_rng(seed), count))
     fresh = fresh[:, None] if fresh.ndim == 1 else fresh

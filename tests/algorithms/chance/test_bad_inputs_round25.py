@@ -115,3 +115,19 @@ def test_restricted_solution_scales_each_coordinate():
     assert x[0] == pytest.approx(0.5 - 0.3e-6, abs=1e-9)
     x = restricted_solution(problem, problem.h_samples[:5], 0.0, restriction="scenario")
     assert x[0] == pytest.approx(0.5, abs=1e-9)
+
+
+def test_second_order_guidance_checks_each_hessian_on_its_own_scale():
+    # the symmetry test's scale was the batch's largest entry: a row's Hessian of 1e30 let another row's
+    # asymmetry of 5 through
+    from algorithms.chance import second_order_guidance
+
+    hess = torch.zeros(2, 2, 2, dtype=torch.float64)
+    hess[0] = 1e30 * torch.eye(2, dtype=torch.float64)
+    hess[1] = torch.tensor([[1.0, 5.0], [0.0, 1.0]], dtype=torch.float64)
+    grad = torch.ones(2, 2, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"hess_f must hold symmetric matrices .* at row 1"):
+        second_order_guidance(grad, hess, beta=1.0, sigma2=0.1)
+    hess[1] = torch.eye(2, dtype=torch.float64)
+    assert torch.allclose(second_order_guidance(grad, hess, beta=1.0, sigma2=0.1)[1],
+                          torch.full((2,), -1.0 / 1.1, dtype=torch.float64))
