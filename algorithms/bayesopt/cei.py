@@ -517,7 +517,9 @@ class CEIAskTell:
         (n, d), ``f`` (n,), ``c`` (n, m) or flat (n·m,), m values per point (lists work as arrays: ``[c]`` is
         one point's m = 1 value). With ``noise`` = 0 (exact
         evaluations, the default) a point observed again must come with the same f and c (to 1e-9
-        relative): another value contradicts the first and is refused, naming ``f`` or ``c`` (noisy
+        relative, or 1e-12 of the values' size for values near 0: their largest |value| observed, capped at
+        1000 times their median |value|, so one value of 1e30 does not widen it): another value contradicts
+        the first and is refused, naming ``f`` or ``c`` (noisy
         evaluations: ``CEI(noise=...)`` > 0, where repeats are averaged by the GPs). All or nothing: a
         refused batch records none of its rows; an empty batch (0 rows) records nothing."""
         self.problem._check_unchanged()
@@ -593,11 +595,16 @@ class CEIAskTell:
 
 
 def _largest(values) -> float:
-    """max |value| over the finite ``values`` (scalars or arrays), 1.0 when there is none or it is 0."""
+    """max |value| over the finite ``values`` (scalars or arrays), capped at 1000 times their median |value|
+    where that is > 0 (one value of 1e30 made the repeat check's floor 1e18, and f = 0 and f = 1 at one
+    point passed as the same value); 1.0 when there is none or it is 0."""
     flat = np.concatenate([np.ravel(np.asarray(v, dtype=np.float64)) for v in values]) if len(values) else \
         np.empty(0)
     flat = np.abs(flat[np.isfinite(flat)])
-    return float(flat.max()) if flat.size and flat.max() > 0 else 1.0
+    if not (flat.size and flat.max() > 0):
+        return 1.0
+    median = float(np.median(flat))
+    return min(float(flat.max()), 1e3 * median) if median > 0 else float(flat.max())
 
 
 def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:

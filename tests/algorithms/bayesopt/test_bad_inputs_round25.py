@@ -52,3 +52,12 @@ def test_constrained_minimum_polishes_past_an_outlying_node():
     x, value = constrained_minimum(f, lambda x: -1.0, [[0.0, 1.0], [0.0, 1.0]])
     assert value <= 1e-12
     assert np.allclose(x, [0.37, 0.61], atol=1e-6)
+
+
+def test_repeat_check_floor_is_not_set_by_an_outlier():
+    # the floor 1e-12·max|f| was 1e18 beside f = 1e30 at another point: f = 0 and then f = 1 at x = 0.5 passed
+    bo = CEI().ask_tell([[0.0, 1.0]], 1)
+    bo.observe(np.array([[0.0], [0.5], [0.9]]), np.array([1e30, 0.0, 0.3]), np.array([-1.0, -1.0, -1.0]))
+    with pytest.raises(ValueError, match=r"f = .* contradicts"):
+        bo.observe(np.array([0.5]), 1.0, -1.0)
+    bo.observe(np.array([0.5]), 0.0, -1.0)   # the same value again is valid
