@@ -3141,18 +3141,24 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             h[row] = inst.G[row] @ inst.x + factor * DQP().eps_active * float(np.linalg.norm(inst.G[row]))
             band_cases.append((f"an inactive row at slack {factor:g}·eps_active·‖G_i‖", _qp(inst, h=h),
                                "nearly active", flagged))
+        # (multipliers per unit row norm, μᵢ‖Gᵢ‖, as the rule reads them since red25a: a row times c has the
+        # multiplier 1/c of the same constraint)
+        norms = np.linalg.norm(inst.G, axis=1)
         for weak_mu, flagged in ((5e-6, True), (2e-5, False)):
             z = 0.1 * inst.z
-            z[first_active] = weak_mu
+            z[first_active] = weak_mu / norms[first_active]
+            if np.max(z * norms) > 1.0:   # the others' largest below 1: the threshold stays eps_active
+                z = z / np.max(np.delete(z * norms, first_active))
+                z[first_active] = weak_mu / norms[first_active]
             q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
-            band_cases.append((f"an active row with multiplier {weak_mu:g} (the others in [0.05, 0.2])",
+            band_cases.append((f"an active row with unit-row multiplier {weak_mu:g} (the others at most 1)",
                                _qp(inst, q=q), "weakly active", flagged))
         # the threshold is relative above 1: with the other multipliers scaled so that the largest is 1000,
         # eps_active·max mu = 1e-2, at 1/2 and 3/2 of which the row is and is not weakly active
         for factor, flagged in ((0.5, True), (1.5, False)):
-            others = np.delete(inst.z, first_active)  # the largest multiplier is another row's
+            others = np.delete(inst.z * norms, first_active)  # the largest multiplier is another row's
             z = inst.z * (1000.0 / float(np.max(others)))
-            z[first_active] = factor * DQP().eps_active * 1000.0
+            z[first_active] = factor * DQP().eps_active * 1000.0 / norms[first_active]
             q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
             band_cases.append((f"an active row with multiplier {factor:g}·eps_active·1000 (the largest 1000)",
                                _qp(inst, q=q), "weakly active", flagged))

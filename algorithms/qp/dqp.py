@@ -220,7 +220,8 @@ class DQP(Algorithm):
         ``qpsolvers.available_solvers`` (clarabel, osqp, daqp, ...).
     eps_active : slack threshold (per unit row norm of ``G``) deciding the active set: row i is
         active iff its slack is ``<= eps_active``; an active row is weakly active iff
-        ``mu_i <= eps_active · max(1, max mu)``. A float > 0 in [1.18e-38, 3.4e38]; a large one (>= 1) marks
+        ``mu_i ‖G_i‖ <= eps_active · max(1, max_j mu_j ‖G_j‖)`` (the multipliers per unit row norm too).
+        A float > 0 in [1.18e-38, 3.4e38]; a large one (>= 1) marks
         slack rows active too, whose wrong polish the KKT check then rejects (the backend's point is kept).
     refine_active : greedily fix the active set after the polish (drop the most
         negative multiplier / add the most violated constraint, re-solve), as in
@@ -2495,7 +2496,10 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
         degenerate = True
         notes.append("the reduced KKT matrix K_J is singular: regularized (least-squares) solves used")
     if mu.size:
-        weak = np.flatnonzero(mu <= algorithm.eps_active * max(1.0, float(np.abs(mu).max())))
+        # the multipliers of the unit rows (μᵢ‖Gᵢ‖, as the slack is per unit row norm): a row times 1e6 has
+        # the multiplier 1e-6 of the same constraint and was flagged weakly active (red25a)
+        unit_mu = mu * row_norm[J]
+        weak = np.flatnonzero(unit_mu <= algorithm.eps_active * max(1.0, float(np.abs(unit_mu).max())))
         if weak.size:
             degenerate = True
             notes.append(f"weakly active constraints (active with multiplier ≈ 0): rows {J[weak].tolist()}")

@@ -221,3 +221,14 @@ def test_an_equilibrated_copy_far_below_unit_scale_is_held_to_kkt_tol(backend):
     if sol.retcode is RetCode.Success:
         assert np.all(G @ sol.x <= h + 1e-9 * np.abs(h).max())
         np.testing.assert_allclose(sol.x, [0.012969363328493216, 0.002601940757885504], rtol=1e-6)
+
+
+@pytest.mark.parametrize("c", [1e-3, 1.0, 1e6, 1e9])
+def test_an_active_row_times_c_is_not_weakly_active(c):
+    # red25a: the active row x1 + x2 <= 1 written times 1e6 has the multiplier 1.5e-6 of the same constraint,
+    # read against eps_active·max(1, max μ) = 1e-5: flagged weakly active (degenerate) though μ·‖G_1‖ = 2.1
+    G = np.array([[c, c], [1.0, -1.0]])
+    sol = solve(QP(P=np.eye(2), q=-2.0 * np.ones(2), G=G, h=np.array([c, 5.0])), DQP(backend="clarabel"))
+    assert sol.retcode is RetCode.Success and not sol.degenerate, sol.warnings
+    np.testing.assert_allclose(sol.x, [0.5, 0.5], atol=1e-9)
+    np.testing.assert_allclose(sol.vjp(np.array([1.0, 0.0]))["h"] * np.array([c, 1.0]), [0.5, 0.0], atol=1e-9)
