@@ -10,8 +10,9 @@ from torch import nn
 
 from algorithms._validation import check_entries_in_range, check_module_load, refuse_unknown_attribute
 
-__all__ = ["CheckedStateModule", "check_parameter_values", "check_structure", "eval_mode",
-           "refuse_reassignment", "refuse_unknown_module_attribute", "remember_structure"]
+__all__ = ["FUNCTION_METHODS", "CheckedStateModule", "check_parameter_values", "check_structure", "eval_mode",
+           "has_forward_hooks", "overrides_any", "refuse_reassignment", "refuse_unknown_module_attribute",
+           "remember_structure"]
 
 
 class CheckedStateModule(nn.Module):
@@ -137,3 +138,23 @@ def eval_mode(module: nn.Module) -> Iterator[nn.Module]:
     finally:
         for m, mode in modes:
             m.training = mode
+
+
+#: the methods through which calling a module computes its function
+FUNCTION_METHODS = ("forward", "__call__", "_call_impl")
+
+
+def overrides_any(model: Any, cls: type, names: tuple[str, ...] = FUNCTION_METHODS) -> bool:
+    """Whether ``type(model)`` defines any of ``names`` other than ``cls`` does (a subclass's own forward):
+    a closed form written for ``cls``'s function would then answer for another one."""
+    kind = type(model)
+    return any(getattr(kind, name, None) is not getattr(cls, name, None) for name in names)
+
+
+def has_forward_hooks(module: nn.Module) -> bool:
+    """Whether a forward hook or pre-hook (the module's own, a submodule's, or torch's global ones) may change
+    what calling ``module`` computes: a closed form bypassing the call would ignore it."""
+    from torch.nn.modules import module as nn_module
+
+    return bool(nn_module._global_forward_hooks or nn_module._global_forward_pre_hooks) or any(
+        sub._forward_hooks or sub._forward_pre_hooks for sub in module.modules())

@@ -34,7 +34,15 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule, check_structure, fix_attributes, remember_structure
+from algorithms._modules import (
+    FUNCTION_METHODS,
+    CheckedStateModule,
+    check_structure,
+    fix_attributes,
+    has_forward_hooks,
+    overrides_any,
+    remember_structure,
+)
 from algorithms._validation import (
     allocates,
     check_device,
@@ -282,9 +290,6 @@ class TwoLayerPerceptron(CheckedStateModule):
 
 
 #: the methods that make up each model class's function: a subclass overriding one computes another f
-_FUNCTION_METHODS = ("forward", "features", "__call__", "_call_impl")
-
-
 def computes_class_function(model: Any, cls: type) -> bool:
     """Whether ``model`` is a ``cls`` that computes ``cls``'s documented f (what the closed forms assume).
 
@@ -294,13 +299,9 @@ def computes_class_function(model: Any, cls: type) -> bool:
     form θ = pinv(X) y, which ignored the 1, and reported Success with retain loss 1 (red25b)."""
     if not isinstance(model, cls):
         return False
-    kind = type(model)
-    if any(getattr(kind, name, None) is not getattr(cls, name, None) for name in _FUNCTION_METHODS):
+    if overrides_any(model, cls, (*FUNCTION_METHODS, "features")):
         return False
-    from torch.nn.modules import module as nn_module
-
-    if not (model._forward_hooks or model._forward_pre_hooks or nn_module._global_forward_hooks
-            or nn_module._global_forward_pre_hooks):
+    if not has_forward_hooks(model):
         return True
     weight = next(model.parameters())
     # a few basis rows and a row of ones: enough to see a hook that changes outputs (not an (n, n) eye)

@@ -1,5 +1,7 @@
 """VP schedule, exact Gaussian score, Tweedie's mean, score matching."""
 
+import math
+
 import numpy as np
 import scipy.integrate
 import torch
@@ -59,3 +61,23 @@ def test_score_mlp_seeded_init_is_reproducible():
     a, b = ScoreMLP(3, hidden=8, seed=4), ScoreMLP(3, hidden=8, seed=4)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
     assert (a.in_features, a.out_features) == (4, 3)
+
+
+def test_a_hooked_gaussian_score_takes_the_general_tweedie_mean():
+    """A forward hook that changes a GaussianScore's output changes its score; the closed form, which reads
+    only the mean and variance buffers, answered for the unhooked model in silence (red25b)."""
+    schedule = VPSchedule()
+    model = GaussianScore([1.0, -2.0], [0.5, 2.0], schedule)
+    x, t = torch.tensor([[0.3, 0.7]], dtype=torch.float64), 0.4
+    plain = tweedie_mean(model, x, t)
+    handle = model.register_forward_hook(lambda module, inputs, output: 2.0 * output)
+    try:
+        score = model.score(x, t)
+        ab = schedule.alpha_bar(t)
+        expected = (x + (1.0 - ab) * score) / math.sqrt(ab)   # Tweedie's formula on the hooked score
+        hooked = tweedie_mean(model, x, t)
+    finally:
+        handle.remove()
+    assert not torch.allclose(hooked, plain)
+    assert torch.allclose(hooked, expected, rtol=1e-12, atol=0.0)   # the general path, two roundings
+    assert torch.equal(tweedie_mean(model, x, t), plain)            # hook removed: the closed form again
