@@ -68,25 +68,35 @@ def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray
         categorical = flags.astype(bool)
     if categorical.shape != (X.shape[1],):
         raise ValueError(f"categorical must have one flag per column ({X.shape[1]}), got {categorical.shape}")
-    sse, sst = _squared_sums(X, X_hat)
-    numeric = np.where(sst > 0, sse / np.where(sst > 0, sst, 1.0), (sse > 0).astype(float))
+    sse, sst, exponent = _squared_sums(X, X_hat)
+    with np.errstate(over="ignore"):  # a ratio past float64 (X ~ 1e-200 beside X_hat ~ 1e30) is inf, not 1
+        ratio = np.ldexp(sse / np.where(sst > 0, sst, 1.0), exponent)
+    numeric = np.where(sst > 0, ratio, (sse > 0).astype(float))
     errors = (X != X_hat).mean(axis=0)
     return np.where(categorical, errors, numeric)
 
 
-def _squared_sums(X: np.ndarray, X_hat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Σ(x − x̂)² and Σ(x − x̄)² per column, each column scaled by a power of two to max |entry| in [1/2, 1)
-    (exact; their ratio is unchanged): columns of 1e-170 squared to 0 and scored 0 whatever X_hat was.
+def _squared_sums(X: np.ndarray, X_hat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Σ(x − x̂)² and Σ(x − x̄)² per column, each scaled by its own power of two (the errors x − x̂ to max
+    |x − x̂| in [1/2, 1), the column x to max |x| there; exact), and the exponent e with sse/sst·2**e the
+    unscaled ratio: one scale from max(|x|, |x̂|) squared a column of 1e-200 beside an x̂ of 1e30 to 0 and
+    scored 1 for a ratio of 1e460 (inf), and columns of 1e-170 squared to 0 before that.
     Σ(x − x̄)² is corrected by (Σ(x − x̄))²/n, the rounding of x̄ (an offset of 1e10 cost 1e-6 of 1 − R²)."""
-    top = np.maximum(np.abs(X).max(axis=0, initial=0.0), np.abs(X_hat).max(axis=0, initial=0.0))
-    # ldexp by the exponent itself: the factor 2**1064 of a subnormal column (2.4e-322) overflowed to inf and
-    # the column scored NaN -> 0.0, a "perfect" reconstruction of a column that differed
-    shift = -np.frexp(np.where(top > 0, top, 1.0))[1]
-    X, X_hat = np.ldexp(X, shift), np.ldexp(X_hat, shift)
-    sse = ((X - X_hat) ** 2).sum(axis=0)
-    dev = X - X.mean(axis=0)
+    error = X - X_hat  # entries <= 3.4e38 apart: exact or rounded once, never inf; subnormal ones exact
+    shift_e = _exponents(error)
+    shift_x = _exponents(X)
+    scaled_error, scaled_X = np.ldexp(error, shift_e), np.ldexp(X, shift_x)
+    sse = (scaled_error**2).sum(axis=0)
+    dev = scaled_X - scaled_X.mean(axis=0)
     sst = np.maximum((dev**2).sum(axis=0) - dev.sum(axis=0) ** 2 / X.shape[0], 0.0)
-    return sse, sst
+    return sse, sst, 2 * (shift_x - shift_e)
+
+
+def _exponents(M: np.ndarray) -> np.ndarray:
+    """Per column, −e with max |M| = m·2**e, m in [1/2, 1) (0 for a zero column): ldexp by it scales the
+    column exactly (by the exponent itself: 2**1064 for a subnormal column overflowed to inf)."""
+    top = np.abs(M).max(axis=0, initial=0.0)
+    return -np.frexp(np.where(top > 0, top, 1.0))[1]
 
 
 def distortion(X: Any, X_hat: Any, categorical: Any = None) -> float:
