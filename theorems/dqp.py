@@ -2520,20 +2520,28 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
         cases.append((f"dense diag(1, {ell:g}²)", np.diag([1.0, ell * ell]), None, method, False))
     # the inclusive tie min L_ii >= 1e-4·max L_ii: float64's sqrt(1e-8) is 1e-4 to the bit
     cases.append(("dense diag(1, 1e-8), the tie", np.diag([1.0, 1e-8]), None, "cholesky-schur", False))
+    # rows of unit size, nearly dependent (a row far from unit size is rescaled first, as documented, so the
+    # Schur test is probed through dependence, not size): C = top·[[1, 0], [1, c]], S = C Cᵀ =
+    # top²·[[1, 1], [1, 1 + c²]], its last Cholesky pivot squared top²·c² (1 + c² rounded: 1e-3 of c²)
     for top in (1.0, 8.0):  # max(1, max pivot²): at 8 the threshold is 64·1e-13
-        # S = C Cᵀ = diag(top², top²·c²): its Cholesky pivots squared against 1e-13·max(1, top²); on refusal
-        # LDLᵀ of K decides, whose exact 1-norm rcond is 2.5e-14 at top = 1 (singular) and 3.6e-13 at 8 (not)
-        for c2, method, singular in ((1.5 * ratio, "cholesky-schur", False),
-                                     (0.5 * ratio, "ldl", top == 1.0)):
-            rows = np.diag([top, top * np.sqrt(c2)])
-            cases.append((f"dense I₂ with rows diag({top:g}, {top:g}·√{c2:.2g})", np.eye(2), rows, method,
+        # against 1e-13·max(1, top²); on refusal (a quarter of the threshold) LDLᵀ of K decides, whose exact
+        # 1-norm rcond is 4.2e-15 at top = 1 and 4.7e-14 at 8: singular both
+        for c2, method, singular in ((1.5 * ratio, "cholesky-schur", False), (0.25 * ratio, "ldl", True)):
+            rows = top * np.array([[1.0, 0.0], [1.0, np.sqrt(c2)]])
+            cases.append((f"dense I₂ with rows {top:g}·[[1, 0], [1, √{c2:.2g}]]", np.eye(2), rows, method,
                           singular))
     # below 1 the floor holds: at top = 1/2 the pivot 0.25·c² is compared with 1e-13 itself (c² = 6e-13 and
-    # 2e-13 are 1.5 and 0.5 times it); on refusal LDLᵀ calls K singular (its rcond is below 1e-13 there)
+    # 2e-13 are 1.5 and 0.5 times it); on refusal LDLᵀ calls K singular (exact rcond 1.3e-14)
     for c2, method, singular in ((1.5 * ratio / 0.25, "cholesky-schur", False),
                                  (0.5 * ratio / 0.25, "ldl", True)):
-        rows = np.diag([0.5, 0.5 * np.sqrt(c2)])
-        cases.append((f"dense I₂ with rows diag(0.5, 0.5·√{c2:.2g})", np.eye(2), rows, method, singular))
+        rows = 0.5 * np.array([[1.0, 0.0], [1.0, np.sqrt(c2)]])
+        cases.append((f"dense I₂ with rows 0.5·[[1, 0], [1, √{c2:.2g}]]", np.eye(2), rows, method, singular))
+    # a row far from unit size (largest entry outside 2**±10) is rescaled to unit size by a power of two
+    # before any test: rows diag(1, 2**∓30) are then I₂, the Cholesky-Schur route, nonsingular (taken as
+    # given, the pivots 2**∓60 beside 1 failed the test and LDLᵀ called K singular); powers of two: exact
+    for power in (-30, 30):
+        cases.append((f"dense I₂ with rows diag(1, 2**{power})", np.eye(2), np.diag([1.0, 2.0 ** power]),
+                      "cholesky-schur", False))
     for r, singular in ((1.5 * ratio, False), (0.5 * ratio, True)):  # Cholesky refused (ratio √r < 1e-4)
         cases.append((f"dense diag(1, {r:.2g})", np.diag([1.0, r]), None, "ldl", singular))
     # sparse means P or C sparse: a dense I₂ with a sparse row is the sparse diagonal-Schur route
@@ -3195,6 +3203,8 @@ register(Claim(
            "least-squares one of Theorem 3.1's degenerate case",
     statement="On KKT matrices whose pivots are exact (diagonal P, one or two rows), KKTFactor takes the "
               "documented route and sets `singular` exactly as documented, at 1/2 and 3/2 of each threshold"
+              " (the Schur test probed by nearly dependent unit rows; rows outside 2**±10 of unit size are "
+              "first rescaled by powers of two: rows diag(1, 2**∓30) take Cholesky-Schur, nonsingular)"
               " and at the ties float64 holds: splu is singular iff min|U_ii| <= 1e-13·max(1, max|U_ii|) "
               "(at scale 1 and 8, and below 1); a sparse diagonal P with min/max >= 1e-8 goes to the "
               "diagonal Schur route, else splu; dense P goes to Cholesky-Schur iff min/max of L's diagonal "

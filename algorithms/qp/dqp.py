@@ -589,6 +589,24 @@ def _check_cholesky_of(P, L: np.ndarray) -> None:
                          f"row's scale")
 
 
+#: rows of C whose largest entry lies within 2**±ROW_EXPONENT_MAX of 1 are factored as given; past it the
+#: floors 1 of the singularity tests misjudge K: a row of size c gives pivots ~c², so c = 1e-9 read as
+#: singular (a regularized solve, a VJP 14 orders off) and c = 1e7 made every pivot of size 1 look singular
+ROW_EXPONENT_MAX = 10
+
+
+def _row_exponents(C) -> np.ndarray | None:
+    """``e`` with ``2**e`` the power of two nearest each row's largest |entry| (0 for a zero row), or None
+    when every row lies within ``2**±ROW_EXPONENT_MAX`` of unit size (nothing to rescale)."""
+    if C is None or C.shape[0] == 0:
+        return None
+    size = np.asarray(abs(C).max(axis=1).todense()).ravel() if sp.issparse(C) else np.abs(C).max(axis=1)
+    exponents = np.zeros(size.shape, dtype=np.int64)
+    nonzero = size > 0
+    exponents[nonzero] = np.rint(np.log2(size[nonzero])).astype(np.int64)
+    return exponents if np.abs(exponents).max() > ROW_EXPONENT_MAX else None
+
+
 class KKTFactor:
     """A factorization of ``K = [[P, Cᵀ], [C, 0]]`` reused by the forward polish and the VJP.
 
@@ -648,6 +666,13 @@ class KKTFactor:
 
     The two Schur routes refine their solve once when its residual exceeds ``REFINE_GATE`` = 1e-13
     relative (block elimination alone loses up to ``cond(P) · eps`` even where K is well conditioned).
+
+    Rows of C far from unit size (a largest entry outside ``2**±10``) are scaled by powers of two (exact) to
+    unit size before any of the above, ``K̃ = D K D`` with ``D = diag(I, S)``, and ``K⁻¹ r = D K̃⁻¹ D r``: a
+    row and its right-hand side times c > 0 is the same constraint, and a row of 1e-9 (pivots ~1e-18) was
+    read as singular against the floor 1 (a VJP 14 orders off at a correct x), a row of 1e7 made the unit
+    pivots look singular. The attributes ``C``, ``K``, ``matvec`` stay those of the given C; a singular K's
+    least-squares solution is then the minimum-norm one of the scaled system, mapped back.
 
     >>> f = KKTFactor(np.eye(2), np.array([[1.0, 1.0]]))
     >>> f.method, np.round(f.solve(np.array([0.0, 0.0, 1.0])), 6)
@@ -743,6 +768,18 @@ class KKTFactor:
         self.singular = False
         self._lstsq = None
         self._K = None
+        self._inner = None
+        exponents = _row_exponents(C)
+        if exponents is not None:   # factor the unit-row K̃ = D K D (see the class docstring)
+            scale = np.ldexp(1.0, -exponents)
+            scaled = sp.csr_matrix(sp.diags(scale) @ C) if sp.issparse(C) else \
+                as_real_array("C", C) * scale[:, None]
+            self._inner = KKTFactor(P, scaled, cholesky=cholesky)
+            self._row_scale = np.concatenate([np.ones(n), scale])
+            self.P, self.C = self._inner.P, _frozen(sp.csr_matrix(C, copy=True)) if self.sparse else \
+                _frozen(as_real_array("C", C))
+            self.method, self.singular = self._inner.method, self._inner.singular
+            return
         if self.sparse:
             # copies, read-only (as the dense ones below): a CSC P was the caller's own matrix, and an edit of
             # it (or of k.P) after the factorization made matvec answer for another K than solve's
@@ -949,6 +986,9 @@ class KKTFactor:
         return self._solve(self._vector("rhs", rhs))
 
     def _solve(self, rhs: np.ndarray) -> np.ndarray:
+        if self._inner is not None:   # K⁻¹ r = D K̃⁻¹ D r (rows of C rescaled to unit size)
+            d = self._row_scale if rhs.ndim == 1 else self._row_scale[:, None]
+            return d * self._inner._solve(d * rhs)
         if self.singular:
             return self._solve_lstsq(rhs)
         if self.method == "splu":
@@ -985,6 +1025,8 @@ class KKTFactor:
     def lstsq_method(self) -> str:
         """The route a singular K takes: ``"regularized"`` (sparse: refined regularized LU), ``"pinv"``
         (dense) or ``"lsmr"`` (sparse, should the regularized LU fail)."""
+        if self._inner is not None:
+            return self._inner.lstsq_method
         if self.sparse:
             return "regularized" if getattr(self, "_reg_lu", None) is not None else "lsmr"
         return "regularized" if getattr(self, "_reg_ldl", None) is not None else "pinv"
