@@ -35,11 +35,11 @@ for evaluations the user runs, or data already evaluated.
 Stopping and retcodes (``tol`` defaults to 1e-6):
 
 * ``Success``: ``problem.f_star`` is known and the simple regret f⁺_t − f* <= ``tol`` (a ``tol`` given to
-  ``solve`` is absolute, in f's units; the default is 1e-6·S, S f's robust spread: the smaller of the
-  standard deviation of the observed finite f values and 1.4826 times their median absolute deviation
-  from the median (three values or more; the standard deviation where that is 0, i.e. half the values or
-  more are equal), as for ``Stalled`` below, so f in units of 1e-30 does not succeed at once and one
-  evaluation of 1e30 among values of order 1 does not make the tolerance 1e23). Without f*
+  ``solve`` is absolute, in f's units; the default is 1e-6·S, S f's robust spread: the standard deviation
+  of the observed finite f values, capped at 1000 times 1.4826 median absolute deviations of the initial
+  design's finite values (when it has three or more and their MAD is > 0; the cap binds only for outliers),
+  as for ``Stalled`` below, so f in units of 1e-30 does not succeed at once and one evaluation of 1e30
+  among values of order 1 does not make the tolerance 1e23). Without f*
   nothing certifies optimality, so a run never ends in ``Success``. A feasible evaluation below f*
   (by more than 1e-6·max(|f*|, S), S that robust spread: unit-free) shows f*
   is not the minimum: the solve raises ``ValueError`` naming ``f_star`` (as does an ``x_star`` whose f is
@@ -913,7 +913,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if options.tol is not None:
             return tol
         finite = np.asarray(F)[np.isfinite(F)]
-        spread = robust_spread(finite)   # one outlier of 1e30 set the tolerance to 4.7e23: Success at once
+        # capped by the design's MADs: one outlier of 1e30 set the tolerance to 4.7e23 (Success at once)
+        spread = robust_spread(finite, np.asarray(F[:len(design)]))
         return tol * (spread if spread > 0 else 1.0)
 
     def regret() -> float | None:
@@ -924,7 +925,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if np.isfinite(best[-1]):   # a feasible value below f_star: f_star is wrong, not a negative regret
             finite = np.asarray(F)[np.isfinite(F)]   # f's scale: the check is unit-free, as the default tol
             problem.check_below_f_star(float(best[-1]), hist.X[int(np.argmin(best))],
-                                       scale=robust_spread(finite))
+                                       scale=robust_spread(finite, np.asarray(F[:len(design)])))
         return float(best[-1] - problem.f_star)
 
     retcode = RetCode.MaxIters

@@ -70,19 +70,21 @@ def spread_of(y: np.ndarray) -> float:
     return stable_norm(y - y.mean()) / float(np.sqrt(y.size))
 
 
-def robust_spread(y: np.ndarray) -> float:
-    """f's scale for unit-free tolerances: the smaller of :func:`spread_of` and 1.4826 times the median
-    absolute deviation from the median (the standard deviation of normal values), which one outlier does not
-    move; :func:`spread_of` where that is 0 (half the values or more equal). One evaluation of 1e30 beside
+def robust_spread(y: np.ndarray, reference: np.ndarray | None = None) -> float:
+    """f's scale for unit-free tolerances: :func:`spread_of` of ``y``, capped at 1000 times 1.4826 median
+    absolute deviations of the ``reference`` values (``y`` itself when None; a run passes its initial design,
+    a sample of the box whose spread does not shrink as the run converges), which one outlier does not move;
+    uncapped where the reference has fewer than 3 finite values or a MAD of 0. One evaluation of 1e30 beside
     values of order 0.1 made the standard deviation 4.7e29, and a default tol of 1e-6 times it ended a solve
-    ``Success`` at its first point, 0.09 above f*."""
+    ``Success`` at its first point, 0.09 above f*; for values without such an outlier the cap never binds."""
     spread = spread_of(y)
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
-    if y.size < 3:
+    ref = np.asarray(y if reference is None else reference, dtype=np.float64).reshape(-1)
+    ref = ref[np.isfinite(ref)]
+    if ref.size < 3:
         return spread
     # halves first: the deviations of values near ±3.4e38 stay finite
-    deviation = np.median(np.abs(0.5 * y - 0.5 * np.median(y))) * 2.0
-    robust = 1.4826 * float(deviation)
+    deviation = np.median(np.abs(0.5 * ref - 0.5 * np.median(ref))) * 2.0
+    robust = 1.4826e3 * float(deviation)
     return min(spread, robust) if robust > 0 else spread
 
 

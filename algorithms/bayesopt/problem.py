@@ -59,9 +59,10 @@ class ConstrainedBOProblem(Problem):
     at construction), to within an optimizer's polish: |f(x_star) − f_star| <= 1e-6·max(1, |f_star|) and
     c(x_star) <= 1e-6 (absolute below |f_star| = 1, as f's scale is not known yet); a solve checks the pair
     again, unit-free, once the initial design is evaluated: |f(x_star) − f_star| <= 1e-6·max(|f_star|, S),
-    S the robust spread of the observed f values (``CEI``'s: their standard deviation, or 1.4826 times their
-    median absolute deviation when smaller; f in units of 1e-10 with f_star = 5e-10 beside
-    f(x_star) = 1e-10 passes construction, and the solve raises ``ValueError`` naming ``f_star``).
+    S the robust spread of the observed f values (``CEI``'s: their standard deviation, capped at 1000 times
+    1.4826 median absolute deviations of the initial design's values; f in units of 1e-10 with
+    f_star = 5e-10 beside f(x_star) = 1e-10 passes construction, and the solve raises ``ValueError`` naming
+    ``f_star``).
     ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone cannot be checked up
     front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible evaluation lies below it
     by more than 1e-6·max(|f_star|, S) (f_star is then not the minimum, and its regret would be negative: a

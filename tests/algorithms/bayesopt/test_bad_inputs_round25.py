@@ -35,8 +35,10 @@ def test_an_outlier_does_not_hide_a_wrong_f_star():
 
 def test_robust_spread():
     values = np.array([0.09, 1e30, 0.16, 1e-4])
-    assert robust_spread(values) < 0.2 < spread_of(values)
+    assert robust_spread(values) < 200.0 < spread_of(values)
     assert robust_spread(np.array([1.0, 2.0])) == spread_of(np.array([1.0, 2.0]))   # two values: the std
+    near = np.r_[np.linspace(0.0, 1.0, 10), np.full(50, 1e-9)]   # a converged run: the design caps, not all
+    assert robust_spread(near, near[:10]) == spread_of(near)
     assert robust_spread(np.array([1.0, 1.0, 5.0])) == spread_of(np.array([1.0, 1.0, 5.0]))   # MAD 0
     assert robust_spread(np.array([-3.4e38, 0.0, 3.4e38])) == pytest.approx(spread_of([-3.4e38, 0.0, 3.4e38]))
 
