@@ -923,6 +923,17 @@ def _autograd_on() -> contextlib.AbstractContextManager:
     return stack
 
 
+def with_autograd(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` run with autograd on, as ``solve`` runs: for a public helper that trains a model (a task
+    built by pretraining), which under a caller's ``torch.no_grad()`` or ``torch.inference_mode()`` met
+    torch's "element 0 of tensors does not require grad"."""
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with _autograd_on():
+            return func(*args, **kwargs)
+    return run
+
+
 #: the names among ``maxiters``/``tol`` that the running solve's method has read (None outside a solve)
 _OPTIONS_READ: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("_options_read", default=None)
 

@@ -61,6 +61,7 @@ from algorithms.core import (
     SolveOptions,
     Stats,
     _dispatch,
+    with_autograd,
 )
 from algorithms.optimizers._base import check_decay_product, check_lr, check_model_weights, step_user
 from algorithms.optimizers.models import MLP, Transformer
@@ -200,6 +201,7 @@ class FinetuneTask(Problem):
 MAX_PRETRAIN_STEPS = 10_000
 
 
+@with_autograd   # it pretrains: a caller's torch.no_grad() met torch's "does not require grad"
 def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, width: int = 32,
                          depth: int = 4, pretrain_steps: int = 100, seed: int = 0,
                          dtype: torch.dtype = torch.float32, batch_size: int = 16,

@@ -21,11 +21,11 @@ MAX_REPETITIONS = 10**3
 
 def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, repetitions: int,
                           seed: int = 0) -> int:
-    """How many of ``repetitions`` runs (seeds ``seed``, ``seed`` + 1, ...) miss a purest state.
+    """How many of ``repetitions`` runs (seeds ``seed``, ``seed`` + 1, ... modulo 2**64) miss a purest state.
 
     ``problem`` is a :class:`PurestStateProblem`, ``algorithm`` one of the family's algorithms,
-    ``repetitions`` an int in [1, MAX_REPETITIONS = 1000] (each is a whole solve) and ``seed`` an int with
-    ``seed + repetitions − 1 < 2**64`` (every run's seed is a valid seed).
+    ``repetitions`` an int in [1, MAX_REPETITIONS = 1000] (each is a whole solve) and ``seed`` an int in
+    [0, 2**64) (run r uses ``(seed + r) mod 2**64``, a valid seed, as every seed of the package).
 
     A run that names a state tied with the purest (within 1e-12) counts as correct.
     """
@@ -45,8 +45,6 @@ def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, rep
         raise ValueError(f"repetitions must be <= MAX_REPETITIONS = {MAX_REPETITIONS} (each is a solve; "
                          f"10**5 took minutes), got {repetitions}")
     seed = check_seed(seed)  # [0, 2**64) as documented (the count check capped it at 2**63 − 1)
-    if seed + repetitions - 1 >= 2**64:  # the last runs' seeds were refused by solve after the first runs
-        raise ValueError(f"seed must leave seed + repetitions − 1 < 2**64 (run r uses seed + r), got seed = "
-                         f"{seed} with repetitions = {repetitions}")
-    return sum(not problem.is_correct(solve(problem, algorithm, seed=seed + r).x)
+    # the runs' seeds wrap: seed = 2**64 − 1, valid everywhere else, was refused for repetitions >= 2
+    return sum(not problem.is_correct(solve(problem, algorithm, seed=(seed + r) % 2**64).x)
                for r in range(repetitions))

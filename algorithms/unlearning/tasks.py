@@ -35,6 +35,7 @@ from algorithms._validation import (
     check_torch_dtype,
     in_working_range,
 )
+from algorithms.core import with_autograd
 from algorithms.nets.models import MLP
 from algorithms.unlearning.models import (
     DeepLinear,
@@ -164,6 +165,7 @@ def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str
 
 
 @allocates("n_retain", "n_forget", "hidden")  # n_retain = 2**40 met numpy's MemoryError
+@with_autograd   # it trains θ*: a caller's torch.no_grad() met torch's "does not require grad"
 def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[int, ...] = (64, 64),
                         train_steps: int = 3000, lr: float = 3e-3, seed: int = 0,
                         dtype: torch.dtype = torch.float64) -> UnlearningProblem:
@@ -181,8 +183,8 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     sin x; the forget labels 1.5); :func:`sup_error` scales its grid the same way. An MLP (tanh) is trained on
     all of D with Adam
     for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
-    + 1) for :class:`~algorithms.unlearning.Retrain`. The paper trains a wider SiLU network far
-    longer (Appendix F.2); this is a small CPU version of the same task.
+    ``(seed + 1) mod 2**64``) for :class:`~algorithms.unlearning.Retrain`. The paper trains a wider SiLU
+    network far longer (Appendix F.2); this is a small CPU version of the same task.
     """
     check_positive_int("n_retain", n_retain)
     check_positive_int("n_forget", n_forget)
@@ -224,7 +226,8 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
         raise ValueError(f"lr = {lr!r} is too large: training θ* on D diverged (the mean squared error went "
                          f"from {first:.3g} to {final:.3g}); use a smaller lr")
     theta = torch.cat([p.detach().reshape(-1) for p in trained.parameters()])
-    fresh = MLP(1, hidden, 1, activation="tanh", seed=seed + 1, dtype=dtype)
+    # wraps: seed = 2**64 − 1 was refused naming 2**64, a value the user never passed
+    fresh = MLP(1, hidden, 1, activation="tanh", seed=(seed + 1) % 2**64, dtype=dtype)
     retain, forget = (X_r.to(dtype), y_r.to(dtype)), (X_f.to(dtype), y_f.to(dtype))
     return UnlearningProblem(fresh, theta.to(dtype), retain, forget)
 

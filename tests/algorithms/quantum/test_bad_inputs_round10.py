@@ -27,15 +27,15 @@ def test_stats_float_past_float_range_named():
 
 def test_identification_errors_repetitions_capped_and_seeds_checked_first():
     """2**31 − 1 repetitions looped for months; seed = 2**64 − 1 with 2 repetitions ran one solve and then
-    met solve's seed check."""
+    met solve's seed check (refused up front in round 10; since round 25 the runs' seeds wrap modulo 2**64,
+    as every seed of the package: tests/test_autograd_helpers_round25.py checks the runs' seeds)."""
     from algorithms.quantum import CoherentSR, PurestStateProblem, identification_errors, random_state
     from algorithms.quantum.evaluation import MAX_REPETITIONS
 
     problem = PurestStateProblem([random_state(1, purity=p, seed=i) for i, p in enumerate((0.6, 0.9))], 40)
     with pytest.raises(ValueError, match=r"\brepetitions must be <= MAX_REPETITIONS"):
         identification_errors(problem, CoherentSR(), MAX_REPETITIONS + 1)
-    with pytest.raises(ValueError, match=r"\bseed must leave seed \+ repetitions"):
-        identification_errors(problem, CoherentSR(), 2, seed=2**64 - 1)
+    assert identification_errors(problem, CoherentSR(), 2, seed=2**64 - 1) in (0, 1, 2)
     assert identification_errors(problem, CoherentSR(), 1, seed=2**64 - 1) in (0, 1)
 
 
