@@ -36,7 +36,7 @@ def _refuse_masked(name: str, value: Any) -> None:
                          f"(fill or drop the masked entries first)")
 
 
-def _refuse_bools_in_sequence(name: str, value: Any) -> None:
+def refuse_bools_in_sequence(name: str, value: Any) -> None:
     """A list/tuple holding a bool among numbers ([True, 0.5]): numpy makes it a float array and True a 1."""
     if not isinstance(value, list | tuple):
         return
@@ -80,7 +80,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = _tensor_to_numpy(name, value)
     _refuse_masked(name, value)
-    _refuse_bools_in_sequence(name, value)
+    refuse_bools_in_sequence(name, value)
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
@@ -131,9 +131,24 @@ def as_array(name: str, value: Any) -> np.ndarray:
         raise TypeError(f"{name} must be array-like: {type(exc).__name__}: {exc}") from None
 
 
+def refuse_text_entries(name: str, array: np.ndarray, *, bools: bool = False) -> None:
+    """Refuse, naming ``name``, an object array holding a str or bytes entry (``astype(np.float64)`` parses
+    ``"0.1"`` as the number 0.1: a QP took ``lb = np.array(["-5", "-5"], dtype=object)`` as bounds) or, unless
+    ``bools``, a bool (counted as 0/1)."""
+    if not isinstance(array, np.ndarray) or array.dtype != object:
+        return
+    for entry in array.flat:
+        if isinstance(entry, str | bytes | np.str_ | np.bytes_):
+            raise TypeError(f"{name} must hold numbers, got the string {entry!r:.40} among its entries")
+        if not bools and isinstance(entry, bool | np.bool_):
+            raise TypeError(f"{name} must hold numbers, got the bool {entry!r} among its entries")
+
+
 def as_float64(name: str, array: np.ndarray) -> np.ndarray:
     """An object or numeric ndarray as float64, or a TypeError naming ``name``: an object array holding an
-    int past float's range (OverflowError), a str, or an object whose ``__float__`` raises."""
+    int past float's range (OverflowError), a str or a bool (:func:`refuse_text_entries`), or an object
+    whose ``__float__`` raises."""
+    refuse_text_entries(name, array)
     try:
         return array.astype(np.float64)
     except Exception as exc:
@@ -162,12 +177,13 @@ def as_real_array(name: str, value: Any, *, check_range: bool = True) -> np.ndar
             refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = _tensor_to_numpy(name, value)
     _refuse_masked(name, value)
-    _refuse_bools_in_sequence(name, value)
+    refuse_bools_in_sequence(name, value)
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"{name} must be array-like: {exc}") from exc
     if array.dtype == object:
+        refuse_text_entries(name, array)   # "0.1" was parsed as a number, True counted as 1
         try:
             array = array.astype(np.float64)
         except Exception as exc:  # also an int past float's range (OverflowError), a raising __float__

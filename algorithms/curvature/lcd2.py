@@ -46,7 +46,14 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import WORKING_MAX, as_float_array, check_positive, run_values, user_range
+from algorithms._validation import (
+    WORKING_MAX,
+    as_float_array,
+    check_positive,
+    refuse_text_entries,
+    run_values,
+    user_range,
+)
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -81,6 +88,7 @@ def _step_array(name: str, value: Any) -> np.ndarray:
     if isinstance(value, np.ndarray) and value.dtype == object:
         if any(is_symbolic(v) for v in value.flat):
             return value
+        refuse_text_entries(name, value)   # "0.5" was parsed as a number by astype
         try:  # numbers held as objects (np.array([0.0, 10**100])): checked as numbers, 1e100 was taken
             value = value.astype(np.float64)
         except (TypeError, ValueError, OverflowError):

@@ -92,10 +92,11 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d).
 
     ``X_synthetic`` (n, p) are the points decoded to (one per row of ``Z_train``); ``categorical`` one
-    bool flag per column; ``rng`` a ``numpy.random.Generator`` (ties); ``k`` an int in [1, n]. The arrays may
-    have any real dtypes, mixed: all are read as float64 (float32, float16 and integers promoted), so the
-    result is float64; m = 0 rows give an empty (0, p) result. Each decoded entry is a weighted mean of its k
-    neighbours' entries and lies within their range (the weights' rounding is clipped away).
+    bool flag per column; ``rng`` a ``numpy.random.Generator`` (ties); ``k`` an int in [1, n], n >= 1. The
+    arrays may have any real dtypes, mixed: all are read as float64 (float32, float16 and integers
+    promoted), so the result is float64; m = 0 rows give an empty (0, p) result. Each decoded entry is a
+    weighted mean of its k neighbours' entries and lies within their range (the weights' rounding is
+    clipped away).
     """
     check_generator("rng", rng)
     Z0, Z_train = as_real_array("Z0", Z0), as_real_array("Z_train", Z_train)
@@ -103,6 +104,9 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     for name, value in (("Z_train", Z_train), ("X_synthetic", X_synthetic)):
         if value.ndim != 2:  # a scalar or a list met "tuple index out of range"
             raise ValueError(f"{name} must be a 2-D array (rows, columns), got shape {value.shape}")
+    if Z_train.shape[0] == 0:   # the k check named k for an empty training set
+        raise ValueError(f"Z_train must hold at least one row (the neighbours decoded from), got shape "
+                         f"{Z_train.shape}")
     categorical = bool_flags("categorical", categorical, X_synthetic.shape[1])
     if Z0.ndim != 2 or Z0.shape[1] != Z_train.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {Z_train.shape[1]}), got {Z0.shape}")

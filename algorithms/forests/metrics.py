@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_array, as_float_array
+from algorithms._validation import as_array, as_float_array, refuse_text_entries
 
 __all__ = ["column_distortion", "distortion"]
 
@@ -31,6 +31,7 @@ def _table(name: str, value: Any) -> np.ndarray:
         if array.dtype == bool:
             value = array.astype(np.float64)
         elif array.dtype == object:
+            refuse_text_entries(name, array, bools=True)   # "0.1" was parsed as a number by astype
             try:
                 value = array.astype(np.float64)
             except Exception as exc:  # also 10**400 (OverflowError), a raising __float__

@@ -63,8 +63,10 @@ def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
     RandomTreesEmbedding); ``fitted`` asks that it has been fitted, with each tree's arrays as its fit left
     them (split features in range, finite thresholds, children forming a tree; an edited tree is refused).
 
-    ``name`` is the argument's name, used in the error message.
+    ``name`` (a str) is the argument's name, used in the error message.
     """
+    if not isinstance(name, str):   # 3 or b"x" was accepted and printed in the messages as it was
+        raise TypeError(f"name must be a str (the argument's name for messages), got {type(name).__name__}")
     if not isinstance(forest, BaseForest):
         raise TypeError(f"{name} must be a scikit-learn forest (e.g. sklearn.ensemble."
                         f"RandomForestRegressor), got {type(forest).__name__}")

@@ -39,7 +39,6 @@ from algorithms._validation import (
     C_INT_MAX,
     UnknownAttributeError,
     _plain_number,
-    _refuse_bools_in_sequence,
     _refuse_masked,
     abstract_method,
     as_array,
@@ -54,6 +53,7 @@ from algorithms._validation import (
     check_torch_dtype,
     check_working_range,
     read_only,
+    refuse_bools_in_sequence,
     refuse_sparse,
     to_float,
 )
@@ -710,7 +710,7 @@ class Radon(LinearOperator):
         if hasattr(angles, "detach"):  # meta, sparse and bfloat16 (numpy has none) refused by name
             angles = as_array("angles", angles)
         _refuse_masked("angles", angles)  # np.asarray drops the mask: a masked angle would be measured
-        _refuse_bools_in_sequence("angles", angles)  # [True, 45] was read as [1.0, 45.0]
+        refuse_bools_in_sequence("angles", angles)  # [True, 45] was read as [1.0, 45.0]
         # numeric only: a str such as '0' would otherwise be parsed as a number, complex truncated
         try:
             array = np.asarray(angles) if not isinstance(angles, str | bytes) else np.asarray([angles])

@@ -11,7 +11,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from algorithms._validation import (
-    _refuse_bools_in_sequence,
     _refuse_masked,
     as_float_array,
     as_float_matrix,
@@ -22,6 +21,7 @@ from algorithms._validation import (
     check_square_symmetric,
     negative_diagonal,
     read_only,
+    refuse_bools_in_sequence,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -291,7 +291,7 @@ class QP(Problem):
         if value is None:
             return None
         _refuse_masked(name, value)  # np.asarray drops the mask: a masked bound would count as data
-        _refuse_bools_in_sequence(name, value)  # [True, 0.0] was read as [1.0, 0.0] (a bool array is refused)
+        refuse_bools_in_sequence(name, value)  # [True, 0.0] was read as [1.0, 0.0] (a bool array is refused)
         try:
             raw = np.asarray(value)
             if raw.dtype.kind == "O":  # ints past int64 (2**64) and Fractions: numbers

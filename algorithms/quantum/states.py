@@ -26,7 +26,6 @@ import numpy as np
 
 from algorithms._validation import (
     _plain_number,
-    _refuse_bools_in_sequence,
     _refuse_masked,
     _tensor_to_numpy,
     allocates,
@@ -35,6 +34,7 @@ from algorithms._validation import (
     check_seed,
     check_str,
     check_working_range,
+    refuse_bools_in_sequence,
     refuse_sparse,
     to_float,
 )
@@ -74,7 +74,7 @@ def as_array(name: str, value: Any) -> np.ndarray:
     if getattr(getattr(value, "device", None), "type", None) == "meta":  # numpy's error named nothing
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
     value = _tensor_data(name, value)
-    _refuse_bools_in_sequence(name, value)   # [True, 0.5] was read as [1.0, 0.5] (a bool array is refused)
+    refuse_bools_in_sequence(name, value)   # [True, 0.5] was read as [1.0, 0.5] (a bool array is refused)
     try:
         return plain_numbers(np.asarray(value))
     except Exception as exc:
@@ -158,7 +158,7 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     if getattr(getattr(rho, "device", None), "type", None) == "meta":  # numpy's error named nothing
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
     rho = _tensor_data(name, rho)
-    _refuse_bools_in_sequence(name, rho)   # a bool among a list's entries was read as 1.0
+    refuse_bools_in_sequence(name, rho)   # a bool among a list's entries was read as 1.0
     try:
         array = plain_numbers(np.asarray(rho))  # Fractions as float64 (numpy keeps them as objects)
     except Exception as exc:  # ragged nested lists

@@ -48,6 +48,7 @@ from algorithms._validation import (
     check_entries_in_range,
     check_nonnegative,
     in_working_range,
+    refuse_bools_in_sequence,
     refuse_sparse,
     remember_validated,
     revalidate_if_reassigned,
@@ -109,6 +110,7 @@ def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Sample
     """
     X, y = _samples("training", (X, y), None, allow_empty=False)
     n = X.shape[0]
+    refuse_bools_in_sequence("forget", forget)   # [True, 2] was read as rows 1 and 2
     try:
         indices = np.asarray(forget)
     except Exception as exc:
