@@ -126,6 +126,11 @@ def _array_mutations(value: np.ndarray) -> list[tuple[str, Any]]:
         out.append(("extra-axis", value[..., None]))
         out.append(("complex", value.astype(np.complex128) + 1j))
         out.append(("str-dtype", value.astype(str)))
+        # object arrays of numeric strings: astype(float64) parses "0.1" as 0.1 (heldout25: 26 silent cases)
+        out.append(("numeric-str-object", value.astype(str).astype(object)))
+        with_bool = value.astype(object)
+        with_bool.flat[0] = True   # counted as 1 by astype
+        out.append(("bool-object-entry", with_bool))
     return out
 
 
