@@ -147,7 +147,9 @@ class ChanceConstrainedProblem(Problem):
     ``h_sampler`` is probed once, for 2 samples from ``numpy.random.default_rng(0)``. ``n_fresh`` an int
     >= 1 (refused when its fresh samples and their constraint values exceed this machine's memory).
     ``known_optimum`` (None or a real of magnitude at most 3.4e38) is the value of the true-distribution
-    problem when known in closed form (with ``linear``, it must be at least f's minimum over the box).
+    problem when known in closed form (with ``linear``, it must be at least f's minimum over the box
+    Σᵢ min(costᵢ·lowerᵢ, costᵢ·upperᵢ), to within 1e-9 of the sum of those terms' magnitudes: relative at
+    every scale of cost).
     Entries of ``h_samples``, ``lower`` and ``upper`` are reals of magnitude at most 3.4e38.
 
     A subclass may add methods and attributes but not override objective / constraints: the package
@@ -293,8 +295,11 @@ class ChanceConstrainedProblem(Problem):
                 raise ValueError("linear (cost, A, b) does not reproduce f and g at probe points")
             if self.known_optimum is not None:
                 # f = costᵀx is at least its minimum over the box: a known optimum below it is no optimum
-                floor = float(np.minimum(lin.cost * self.lower, lin.cost * self.upper).sum())
-                if self.known_optimum < floor - 1e-9 * (1.0 + abs(floor)):
+                terms = np.minimum(lin.cost * self.lower, lin.cost * self.upper)
+                floor = float(terms.sum())
+                # 1e-9 of the sum's own terms, no floor of 1: a cost in units of 1e-20 took a known_optimum
+                # 1e-12 below the box's minimum 0 (1e8 times f's whole range)
+                if self.known_optimum < floor - 1e-9 * float(np.abs(terms).sum()):
                     raise ValueError(f"known_optimum = {self.known_optimum!r} is below the minimum of f over "
                                      f"the box ({floor!r}): no feasible point reaches it")
 

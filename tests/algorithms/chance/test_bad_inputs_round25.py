@@ -131,3 +131,21 @@ def test_second_order_guidance_checks_each_hessian_on_its_own_scale():
     hess[1] = torch.eye(2, dtype=torch.float64)
     assert torch.allclose(second_order_guidance(grad, hess, beta=1.0, sigma2=0.1)[1],
                           torch.full((2,), -1.0 / 1.1, dtype=torch.float64))
+
+
+def test_known_optimum_checked_relative_to_the_cost():
+    # an absolute floor of 1 in the slack 1e-9·(1 + |floor|): a cost in units of 1e-20 took a known_optimum
+    # 1e-12 below the box's minimum 0, 1e8 times f's whole range
+    h = np.full((L, 1), 0.5)
+    A = np.zeros((L, 1, 1))
+    A[:, 0, 0] = -1.0
+
+    def build(known_optimum: float) -> ChanceConstrainedProblem:
+        return ChanceConstrainedProblem(f=lambda x: 1e-20 * x[:, 0], g=lambda x, h: h[None, :, 0] - x[:, :1],
+                                        h_samples=h, rho=0.05, lower=[0.0], upper=[1.0],
+                                        known_optimum=known_optimum,
+                                        linear=LinearStructure(cost=np.array([1e-20]), A=A, b=h.copy()))
+
+    with pytest.raises(ValueError, match="known_optimum"):
+        build(-1e-12)
+    assert build(0.0).known_optimum == 0.0
