@@ -396,6 +396,10 @@ def constrained_minimum(
     return best_x, best_f
 
 
+#: the most draws :func:`rkhs_problem` tries before it gives up (each a grid search and an SLSQP polish)
+RKHS_DRAWS = 50
+
+
 def rkhs_problem(
     kernel: Kernel,
     dim: int,
@@ -413,9 +417,12 @@ def rkhs_problem(
     RKHS norms of f and c, ``n_centers`` (int >= 1) the kernel centres of each function.
 
     ``seed`` is an int in [0, 2**64) (a seed, not a count: 2**63 and 2**64 − 1 are valid; the redraws
-    below wrap modulo 2**64). Draws are repeated (seed, seed + 1000, ...) until the unconstrained
-    minimizer of f is infeasible, with a minimum at least 5 % of f's range below f*, and the
-    ``n_initial``-point Latin hypercube design (seeded) holds a feasible point; the problem's ``initial``
+    below wrap modulo 2**64). Draws are repeated (seed, seed + 1000, ..., at most ``RKHS_DRAWS`` = 50
+    draws) until the unconstrained minimizer of f is infeasible, with a minimum at least 5 % of f's range
+    below f*, and the ``n_initial``-point Latin hypercube design (seeded) holds a feasible point; when none
+    of the 50 draws qualifies the call raises ``ValueError`` saying so (a kernel nearly constant on the unit
+    box, or few centres: with ``n_centers = 1`` one bump rarely makes the constraint active, and the SE kernel
+    of lengthscale 0.2 in dim 1 finds no draw); the problem's ``initial``
     is that design and ``f_star``/``x_star`` its constrained optimum as :func:`constrained_minimum` finds
     it (a grid of about 10⁴ nodes, 3 SLSQP polishes): exact to rounding for dim <= 2 (checked against
     40-start SLSQP), but from dim = 4 on the coarse grid can miss the best basin (dim 4, seed 1 with an SE
@@ -447,7 +454,7 @@ def rkhs_problem(
                          f"most GRID_MAX_NODES = {GRID_MAX_NODES:.0e}), got {dim}")
     bounds = np.array([[0.0, 1.0]] * dim)
     base = check_seed(seed)
-    for attempt in range(50):
+    for attempt in range(RKHS_DRAWS):
         s = (base + 1000 * attempt) % 2**64   # wrapped: seed 2**64 - 1 gave c the invalid seed 2**64
         f = (
             gp_sample_path(kernel, dim, seed=s)
@@ -478,9 +485,10 @@ def rkhs_problem(
             x_star=x_star,
             name=f"{kind} {kernel.name} d={dim} seed={seed}",
         )
-    raise ValueError(f"no admissible draw in 50 attempts for seed {seed} with kernel {kernel!r:.120}: no "
-                     f"draw made the constraint active with a feasible initial design (a kernel nearly "
-                     f"constant on the unit box, or one too rough for n_centers = {n_centers}, rarely does); "
+    raise ValueError(f"no admissible draw in {RKHS_DRAWS} attempts for seed {seed} with kernel "
+                     f"{kernel!r:.120}: no draw made the constraint active with a feasible initial design "
+                     f"(a kernel nearly constant on the unit box, or one too rough for n_centers = "
+                     f"{n_centers}, rarely does); "
                      f"try another seed, lengthscale, norm_c or n_initial")
 
 

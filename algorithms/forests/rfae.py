@@ -39,6 +39,7 @@ from algorithms._validation import (
     as_array,
     as_float_array,
     check_count,
+    check_entries_in_range,
     check_int_at_least,
     check_positive_int,
     read_only,
@@ -63,11 +64,12 @@ __all__ = ["RFAE", "AutoencodingProblem"]
 
 @dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class AutoencodingProblem(Problem):
-    """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised
-    forest (all str labels or all real numbers: an object array mixing them, or holding None, is refused
-    naming y), and optional held-out rows ``X_test`` (m, d) to embed and reconstruct (each entry in the
-    working range, then held in X's float dtype: beside a float32 X it is rounded to float32). A bool ``X``
-    or ``X_test`` is read as 0/1 in float64, as :class:`RFAutoencoder` reads it."""
+    """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised forest (all str
+    labels or all real numbers, finite and in the working range: an object array mixing them, or holding
+    None, NaN or inf, is refused naming y), and optional held-out rows ``X_test`` (m, d) to embed and
+    reconstruct (each entry in the working range, then held in X's float dtype: beside a float32 X it is
+    rounded to float32). A bool ``X`` or ``X_test`` is read as 0/1 in float64, as :class:`RFAutoencoder`
+    reads it."""
 
     X: Any
     y: Any = None
@@ -84,6 +86,12 @@ class AutoencodingProblem(Problem):
                 y = _object_targets(y)
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+            if y.dtype.kind == "c":
+                raise TypeError("y must hold real numbers or str labels, got complex entries")
+            if y.dtype.kind == "f":   # NaN labels were accepted here and refused only at the solve or fit
+                if not np.all(np.isfinite(y)):
+                    raise ValueError("y contains NaN or inf entries")
+                check_entries_in_range("y", y)
             object.__setattr__(self, "y", read_only(y))  # as_array may alias the caller's array: a copy
         if self.X_test is not None:
             # its own values checked first (1e39 beside a float32 X was cast to inf and refused as "NaN or

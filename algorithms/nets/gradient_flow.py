@@ -596,8 +596,9 @@ class GradientFlow(Algorithm):
     this machine's memory holds, 32 bytes per record; refused naming it); ``spacing`` "geometric" or
     "linear"; ``t_first`` > 0 in [1.18e-38, 3.4e38] and, for geometric spacing with ``n_records`` > 1,
     below ``t_end`` (refused naming t_first otherwise: ``t_end=0.5`` with the default ``t_first=1.0``
-    needs a smaller t_first or ``spacing="linear"``); ``rtol`` in [2.22e-14, 3.4e38] (``RTOL_MIN``,
-    solve_ivp's floor: a smaller one is refused naming rtol) and ``atol`` > 0 in [1.18e-38, 3.4e38].
+    needs a smaller t_first or ``spacing="linear"``); ``rtol`` in [``RTOL_MIN``, 3.4e38], ``RTOL_MIN`` =
+    100·eps = 2.220446049250313e-14 exactly (solve_ivp's floor: a smaller one, 2.22e-14 included, is refused
+    naming rtol) and ``atol`` > 0 in [1.18e-38, 3.4e38].
 
     Retcodes: ``Success`` when the integrator reached ``t_end`` with its error control
     satisfied on every interval (its own criterion: θ(t_end) is computed to ``rtol``/``atol``),
@@ -636,7 +637,7 @@ class GradientFlow(Algorithm):
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         check_choice("method", self.method, ("RK45", "RK23", "DOP853"))
         if check_positive("rtol", self.rtol) < RTOL_MIN:     # scipy raised it with a warning: Success
-            raise ValueError(f"rtol must be >= {RTOL_MIN:.3g} (solve_ivp's floor, 100 × float64's eps: a "
+            raise ValueError(f"rtol must be >= {RTOL_MIN!r} (solve_ivp's floor, 100 × float64's eps: a "
                              f"smaller one is not a tolerance the integrator can meet), got {self.rtol!r}")
         check_positive("atol", self.atol)
 

@@ -288,8 +288,11 @@ class SAM(torch.optim.Optimizer):
         # the base's own attributes (Muon's head, on_nonfinite) go to its constructor, not into the groups
         own = {k: kwargs.pop(k) for k in getattr(base_optimizer, "CONSTRUCTOR_KEYWORDS", ()) if k in kwargs}
         defaults = dict(rho=rho, normalize=normalize, **kwargs)
-        try:
+        try:   # torch's checks of the params alone (a non-leaf tensor): named params, not the keywords
             super().__init__(params, defaults)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"SAM: params: {exc}") from None
+        try:
             with wrapped_by(("rho", "normalize")):     # the package's Muon/Shampoo/SOAP refused SAM's keys
                 self.base_optimizer = base_optimizer(self.param_groups, **kwargs, **own)
         except (TypeError, ValueError) as exc:   # torch's own message, re-raised from here

@@ -808,7 +808,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
     def _check_state_structure(self, saved: dict[str, Any]) -> None:
         """Each saved parameter state has exactly the entries (and shapes) this optimizer's step writes
         for it under the saved group's settings: a missing entry would be re-created as zeros (the
-        run restarts its statistics in silence) or fail inside the step, an unknown one is ignored."""
+        run restarts its statistics in silence) or fail inside the step, an unknown one is ignored. An
+        empty entry is a parameter without state (torch's state holds one for a parameter read but never
+        stepped): its next step starts fresh."""
         groups = saved["param_groups"]
         index = 0
         for own, group in zip(self.param_groups, groups, strict=True):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -208,7 +209,8 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
                          architecture: str = "transformer") -> FinetuneTask:
     """A :class:`FinetuneTask`: a Transformer pretrained on chain ``seed``, a sample of chain ``seed + 1``.
 
-    ``vocab_size`` an int >= 2 (a chain needs two tokens), ``context``, ``n`` (sequences), ``width`` and
+    ``vocab_size`` an int >= 2 (a chain needs two tokens; each token has min(4, vocab_size) main
+    successors), ``context``, ``n`` (sequences), ``width`` and
     ``depth`` ints >= 1 (for ``architecture="transformer"`` ``width`` a multiple of the Transformer's
     ``n_heads`` = 2, and the sizes within :class:`~algorithms.optimizers.Transformer`'s caps),
     ``pretrain_steps`` an int in [1, :data:`MAX_PRETRAIN_STEPS` = 10000], ``seed`` an int in
@@ -227,9 +229,16 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
     n = check_positive_int("n", n)
     batch_size = min(check_positive_int("batch_size", batch_size), n)
     seed = check_seed(seed)
-    source = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=seed)
+    # min(4, vocab_size) successors (MarkovLanguageTask's default 4): vocab_size = 2, documented valid, was
+    # refused naming branching, an argument this function does not take
+    integral = isinstance(vocab_size, numbers.Integral) and not isinstance(vocab_size, bool)
+    branching = MarkovLanguageTask.branching
+    if integral:   # a bad vocab_size is MarkovLanguageTask's to refuse by name
+        branching = min(branching, int(vocab_size))
+    source = MarkovLanguageTask(vocab_size=vocab_size, context=context, branching=branching, seed=seed)
     # chain B's seed wraps: seed = 2**64 - 1 was refused naming 2**64, a value the user never passed
-    target = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=(seed + 1) % 2**64)
+    target = MarkovLanguageTask(vocab_size=vocab_size, context=context, branching=branching,
+                                seed=(seed + 1) % 2**64)
     if architecture == "transformer":
         model: torch.nn.Module = Transformer(vocab_size=vocab_size, width=width, depth=depth, context=context,
                                              seed=seed, dtype=dtype)

@@ -266,6 +266,12 @@ class Muon(MatrixOptimizer):
 
         torch's groups lack our own keywords (``adamw_betas``, ``maximize``, ``use_muon``, ...):
         they keep the values this optimizer was built with.
+
+        Each parameter's entry must hold exactly what a step writes (a momentum_buffer of its shape, or
+        the AdamW moments and step); an entry with other keys is refused by name. An empty entry (``{}``,
+        what torch's state holds for a parameter read but never stepped, and what deleting a Muon
+        parameter's one entry ``momentum_buffer`` leaves) loads as a parameter without state: its next
+        step starts a fresh momentum, as ``torch.optim.Muon`` does for a missing buffer.
         """
         if (isinstance(state_dict, dict) and "optimizer" not in state_dict
                 and isinstance(state_dict.get("param_groups"), list)

@@ -202,7 +202,8 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
                              f"layers must be <= {MAX_LAYER_STEPS:.0e} and train_steps × parameters <= "
                              f"{MAX_PARAM_STEPS:.0e}; use fewer steps or a smaller network")
     lr = check_positive("lr", lr)  # checked here, not by torch.optim.Adam's own message
-    rng = np.random.default_rng(check_seed(seed))
+    seed = check_seed(seed)   # a plain int: np.int64(7) + 1 met numpy's OverflowError in (seed + 1) % 2**64
+    rng = np.random.default_rng(seed)
     low, high = SINE_DOMAIN
     x_r = torch.from_numpy(rng.uniform(low, high, n_retain))
     x_f = torch.from_numpy(rng.uniform(low, high, n_forget))

@@ -149,7 +149,7 @@ def test_gradient_flow_with_an_overflowing_velocity_ends_diverged_at_once():
 @pytest.mark.parametrize("rtol", [1.2e-38, 1e-20, 2e-14])
 def test_gradient_flow_rtol_below_solve_ivps_floor_is_refused_naming_it(rtol):
     from algorithms.nets.gradient_flow import GradientFlow
-    with pytest.raises(ValueError, match=r"rtol must be >= 2.22e-14 \(solve_ivp's floor"):
+    with pytest.raises(ValueError, match=r"rtol must be >= 2.220446049250313e-14 \(solve_ivp's floor"):
         GradientFlow(rtol=rtol)
 
 
