@@ -770,6 +770,16 @@ def refuse_unknown_attribute(obj: Any, name: str, known: Any) -> None:
 CANCELLATION_SHARE = 2.0**-10
 
 
+def power_of_two_units(largest: np.ndarray, span: int = 10) -> np.ndarray:
+    """Per entry of ``largest`` (a slice's largest magnitude: a row's, a column's), the power of two nearest
+    it where it lies outside [2**-span, 2**span], else 1.0 (also for 0, inf or NaN): dividing the slice by it
+    is exact and brings data of extreme units to about 1, while data of ordinary size is left bit for bit."""
+    largest = np.asarray(largest, dtype=np.float64)
+    largest = np.where(np.isfinite(largest) & (largest > 0), largest, 1.0)
+    k = np.round(np.log2(largest))
+    return np.where((k >= -span) & (k <= span), 1.0, np.exp2(k))
+
+
 def rounded_where_cancelled(result: Any, reference: Any, exact_entry: Callable[[tuple], Any]) -> Any:
     """``result`` (a number, a numpy array or a torch tensor) with its entries where it cancelled
     (``|r| <= CANCELLATION_SHARE·|reference|``) recomputed exactly: ``exact_entry(index)`` is the formula's

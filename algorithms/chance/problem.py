@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     check_working_range,
+    power_of_two_units,
     precision_rank,
     read_only,
     refuse_overrides,
@@ -484,10 +485,7 @@ def g_tolerance_units(cons: np.ndarray) -> np.ndarray:
 
 def units_of(values: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
     """:func:`unit_of` along ``axis`` (kept, as size 1): each slice's own power of two."""
-    largest = np.abs(values).max(axis=axis, keepdims=True)
-    largest = np.where(np.isfinite(largest) & (largest > 0), largest, 1.0)
-    k = np.round(np.log2(largest))
-    return np.where((k >= -10) & (k <= 10), 1.0, np.exp2(k))
+    return power_of_two_units(np.abs(values).max(axis=axis, keepdims=True))
 
 
 def unit_of(values: np.ndarray) -> float:

@@ -87,6 +87,7 @@ from algorithms._validation import (
     check_positive,
     check_square_symmetric,
     check_working_range,
+    power_of_two_units,
     read_only,
     refuse_unknown_attribute,
     remember_validated,
@@ -595,16 +596,14 @@ def _check_cholesky_of(P, L: np.ndarray) -> None:
 ROW_EXPONENT_MAX = 10
 
 
-def _row_exponents(C) -> np.ndarray | None:
-    """``e`` with ``2**e`` the power of two nearest each row's largest |entry| (0 for a zero row), or None
-    when every row lies within ``2**±ROW_EXPONENT_MAX`` of unit size (nothing to rescale)."""
+def _row_units(C) -> np.ndarray | None:
+    """Each row's unit, the power of two nearest its largest |entry| (:func:`power_of_two_units`, span
+    ``ROW_EXPONENT_MAX``), or None when every row lies within ``2**±ROW_EXPONENT_MAX`` of unit size."""
     if C is None or C.shape[0] == 0:
         return None
     size = np.asarray(abs(C).max(axis=1).todense()).ravel() if sp.issparse(C) else np.abs(C).max(axis=1)
-    exponents = np.zeros(size.shape, dtype=np.int64)
-    nonzero = size > 0
-    exponents[nonzero] = np.rint(np.log2(size[nonzero])).astype(np.int64)
-    return exponents if np.abs(exponents).max() > ROW_EXPONENT_MAX else None
+    units = power_of_two_units(size, ROW_EXPONENT_MAX)
+    return None if np.all(units == 1.0) else units
 
 
 class KKTFactor:
@@ -769,9 +768,9 @@ class KKTFactor:
         self._lstsq = None
         self._K = None
         self._inner = None
-        exponents = _row_exponents(C)
-        if exponents is not None:   # factor the unit-row K̃ = D K D (see the class docstring)
-            scale = np.ldexp(1.0, -exponents)
+        units = _row_units(C)
+        if units is not None:   # factor the unit-row K̃ = D K D (see the class docstring)
+            scale = 1.0 / units   # powers of two: exact
             scaled = sp.csr_matrix(sp.diags(scale) @ C) if sp.issparse(C) else \
                 as_real_array("C", C) * scale[:, None]
             self._inner = KKTFactor(P, scaled, cholesky=cholesky)
